@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 from scipy import special
@@ -36,7 +36,7 @@ _TAIL = 60.0  # e-folds of the slowest tail integrated past the last point
 _TIERS = ((0.3, 10), (0.08, 6), (0.0, 4))  # (difficulty above, Gauss-Legendre nodes)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _gauss_legendre(n: int):
     y, w = special.roots_legendre(n)
     return (y + 1) / 2, w / 2

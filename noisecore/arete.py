@@ -139,7 +139,7 @@ class Arete(NoiseDistribution):
     def sample_shares(self, n, size=None, *, rng=None):
         """Samples of n shares, shape ``size + (n,)``; each row sums to an Arete draw."""
         share = self.shares(n)
-        shape = (n,) if size is None else tuple(np.atleast_1d(size)) + (n,)
+        shape = (n,) if size is None else (*np.atleast_1d(size).tolist(), n)
         return share.sample(shape, rng=rng)
 
     def _repr_args(self):

@@ -10,7 +10,7 @@ from scipy import optimize, special
 from ._base import NoiseDistribution, _output, check_sensitivity
 from ._validation import in_open_interval, positive, real_array
 
-__all__ = ["Laplace", "Gaussian", "Staircase"]
+__all__ = ["Gaussian", "Laplace", "Staircase"]
 
 
 class Laplace(NoiseDistribution):

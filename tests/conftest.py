@@ -1,0 +1,15 @@
+import numpy as np
+import pytest
+
+# Paper B, Figure 4: the authors' local-search sets (alpha, theta, lam), with the exact
+# worst-case epsilon and E|Z| listed in shared/guides/reference-values.md.
+LOCAL_SEARCH_SETS = {
+    6: ((0.07559007048913552, 0.6295929433519876, 0.05453349704921005), 5.99966, 0.124460),
+    7: ((0.03438865645893487, 0.7753538691868341, 0.03916449536622209), 6.99950, 0.082883),
+    8: ((0.01922231819807612, 0.8312962061581013, 0.02547890283133737), 7.99901, 0.053432),
+}
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20261130)

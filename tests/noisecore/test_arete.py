@@ -1,0 +1,187 @@
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from noisecore import Arete, Laplace
+from tests.conftest import LOCAL_SEARCH_SETS
+from tests.noisecore import oracles
+
+# Corners of the accuracy domain alpha in [1e-4, 1], theta, lam in [1e-3, 10], plus Lemma 3.
+PARAMS = [
+    (1e-4, 10.0, 1e-3),
+    (1e-4, 1e-3, 10.0),
+    (1.0, 10.0, 1e-3),
+    (1.0, 1e-3, 1e-3),
+    (0.5, 10.0, 10.0),
+    (0.3, 0.1, 2.0),
+    (0.01, 0.1, 3.0),
+    LOCAL_SEARCH_SETS[6][0],
+    (math.exp(-10 / 4), 4 / 10, math.exp(-10 / 4)),
+    (math.exp(-40 / 4), 4 / 40, math.exp(-40 / 4)),
+]
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_pdf_matches_fourier_inversion(params):
+    alpha, theta, lam = params
+    dist = Arete(alpha, theta, lam)
+    big = max(theta, lam)
+    small = min(theta, lam)
+    ts = np.array([0.0, small / 3, 0.7 * big, 50 * big])
+    values = dist.pdf(ts)
+    logs = dist.logpdf(-ts)
+    for t, v, lv in zip(ts, values, logs, strict=True):
+        # each oracle where it is well conditioned: real-space near the centre, Fourier in the tails
+        if t < 3 * big:
+            ref = float(oracles.arete_pdf_direct(t, alpha, theta, lam))
+        else:
+            ref = float(oracles.arete_pdf(t, alpha, theta, lam, dps=40))
+        assert v == pytest.approx(ref, rel=1e-9, abs=0), (params, t)
+        assert lv == pytest.approx(math.log(ref), rel=1e-9, abs=1e-9), (params, t)
+
+
+@pytest.mark.parametrize("params", [(0.3, 0.1, 2.0), LOCAL_SEARCH_SETS[8][0], (1.0, 1e-3, 1e-3)])
+def test_pdf_matches_second_oracle_fourier(params):
+    alpha, theta, lam = params
+    dist = Arete(alpha, theta, lam)
+    for t in (0.0, max(theta, lam), 20 * max(theta, lam)):
+        ref = float(oracles.arete_pdf(t, alpha, theta, lam, dps=40))
+        assert dist.pdf(t) == pytest.approx(ref, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize("params", [PARAMS[0], PARAMS[4], PARAMS[7], PARAMS[9]])
+def test_sf_and_cdf_match_gil_pelaez(params):
+    alpha, theta, lam = params
+    dist = Arete(alpha, theta, lam)
+    big = max(theta, lam)
+    for t in (0.3 * big, 3 * big, 20 * big):
+        ref = float(oracles.arete_sf(t, alpha, theta, lam, dps=40))
+        assert dist.sf(t) == pytest.approx(ref, rel=1e-9)
+        assert dist.cdf(-t) == pytest.approx(ref, rel=1e-9)
+    assert dist.cdf(0.0) == pytest.approx(0.5, abs=1e-12)
+
+
+def test_pdf_is_derivative_of_cdf():
+    dist = Arete(*LOCAL_SEARCH_SETS[7][0])
+    x = np.linspace(-2, 2, 41)
+    h = 1e-5
+    numeric = (dist.cdf(x + h) - dist.cdf(x - h)) / (2 * h)
+    np.testing.assert_allclose(numeric, dist.pdf(x), rtol=1e-6)
+
+
+def test_laplace_limit_for_small_alpha():
+    lap = Laplace(0.7)
+    dist = Arete(1e-12, 1.0, 0.7)
+    x = np.array([0.0, 0.5, 3.0])
+    np.testing.assert_allclose(dist.pdf(x), lap.pdf(x), rtol=1e-9)
+
+
+@pytest.mark.parametrize("target", sorted(LOCAL_SEARCH_SETS))
+def test_local_search_sets_certify(target):
+    params, eps, mean_abs = LOCAL_SEARCH_SETS[target]
+    dist = Arete(*params)
+    # reference values are given to 5 decimals (eps) and 6 decimals (E|Z|)
+    assert dist.privacy_loss(1.0) == pytest.approx(eps, abs=5e-6)
+    assert dist.mean_abs() == pytest.approx(mean_abs, abs=5e-7)
+    alpha, theta, lam = params
+    assert dist.var() == pytest.approx(2 * alpha * theta**2 + 2 * lam**2, rel=1e-15)
+
+
+def test_figure3_ratios_for_eps6_set():
+    dist = Arete(*LOCAL_SEARCH_SETS[6][0])
+    eps = dist.privacy_loss(1.0)
+    ratios = dist.privacy_loss([0.5, 1, 2, 3, 4]) / eps
+    np.testing.assert_allclose(ratios, [0.7563, 1.0000, 1.3717, 1.6988, 2.0077], atol=5e-5)
+
+
+def _brute_force_loss(dist, d):
+    """Dense-grid maximum of log f(t) - log f(t+d) with mpmath values near the argmax."""
+    t = np.linspace(-d / 2, 4 + 2 * d, 20001)
+    lp = dist.logpdf(np.concatenate([t, t + d]))
+    ratio = lp[: len(t)] - lp[len(t):]
+    return float(ratio.max()), float(t[np.argmax(ratio)])
+
+
+def test_privacy_loss_not_at_zero_for_lemma3_eps5():
+    dist = Arete.from_lemma3(5.0)
+    at_zero = dist.logpdf(0.0) - dist.logpdf(1.0)
+    at_quarter = dist.logpdf(0.25) - dist.logpdf(1.25)
+    assert at_quarter > at_zero
+    loss = dist.privacy_loss(1.0)
+    assert loss >= at_quarter
+    # independent check of the supremum: mpmath values at the brute-force argmax
+    brute, t_star = _brute_force_loss(dist, 1.0)
+    a, th, la = dist.alpha, dist.theta, dist.lam
+    exact_at = math.log(oracles.arete_pdf(t_star, a, th, la) / oracles.arete_pdf(t_star + 1, a, th, la))
+    assert loss >= exact_at - 1e-9
+    assert loss == pytest.approx(brute, rel=1e-6)
+
+
+@pytest.mark.parametrize("params", [LOCAL_SEARCH_SETS[6][0], (0.5, 0.3, 0.3), (0.2, 0.1, 1.0)])
+def test_privacy_loss_supremum_against_dense_grid(params):
+    dist = Arete(*params)
+    for d in (0.5, 1.0, 2.0):
+        brute, _ = _brute_force_loss(dist, d)
+        loss = dist.privacy_loss(d)
+        # the supremum is at least every grid value and may be the tail limit d / mu
+        assert loss >= brute - 1e-12
+        assert loss == pytest.approx(max(brute, d / max(dist.theta, dist.lam)), rel=1e-8)
+
+
+def test_privacy_loss_tail_limit_when_laplace_dominates():
+    # lam > theta: the ratio tends to d / lam in the tails
+    dist = Arete(0.5, 0.01, 1.0)
+    assert dist.privacy_loss(1.0) >= 1.0 - 1e-12
+
+
+@pytest.mark.parametrize("eps", [20, 25, 30, 40])
+@pytest.mark.parametrize("sens", [2 / math.e, 1.0, 5.0])
+def test_lemma3_holds_in_its_range(eps, sens):
+    if not Arete.lemma3_applies(eps, sens):
+        pytest.skip("outside Lemma 3's stated range eps >= 20 + 4 ln(Delta)")
+    dist = Arete.from_lemma3(eps, sens)
+    assert dist.privacy_loss(sens) <= eps
+    assert dist.mean_abs() <= 2 * dist.alpha * dist.theta + dist.lam
+
+
+def test_lemma3_range_covers_most_cases():
+    cases = [(e, s) for e in (20, 25, 30, 40) for s in (2 / math.e, 1.0, 5.0)]
+    assert sum(Arete.lemma3_applies(e, s) for e, s in cases) == 10
+
+
+def test_mean_abs_against_quadrature():
+    dist = Arete(0.3, 0.5, 0.2)
+    val, _ = integrate.quad(lambda t: 2 * t * dist.pdf(t), 0, 40, points=[0.1, 1, 5], limit=200)
+    assert dist.mean_abs() == pytest.approx(val, rel=1e-8)
+
+
+def test_samples_follow_cdf(rng):
+    dist = Arete(*LOCAL_SEARCH_SETS[6][0])
+    x = dist.sample(4000, rng=rng)
+    assert stats.kstest(x, dist.cdf).pvalue > 1e-3
+    assert np.mean(np.abs(x)) == pytest.approx(dist.mean_abs(), rel=0.06)
+    assert np.var(x) == pytest.approx(dist.var(), rel=0.15)
+
+
+def test_sample_reproducible_from_seed():
+    dist = Arete(0.1, 0.5, 0.1)
+    np.testing.assert_array_equal(dist.sample(10, rng=7), dist.sample(10, rng=7))
+
+
+def test_shares_sum_to_arete(rng):
+    dist = Arete(0.2, 0.6, 0.1)
+    shares = dist.sample_shares(10, size=3000, rng=rng)
+    assert shares.shape == (3000, 10)
+    total = shares.sum(axis=1)
+    assert stats.kstest(total, dist.cdf).pvalue > 1e-3
+    share = dist.shares(10)
+    s = np.linspace(-20, 20, 9)
+    np.testing.assert_allclose(share.characteristic_function(s) ** 10, dist.characteristic_function(s), rtol=1e-12)
+
+
+def test_ppf_inverts_cdf():
+    dist = Arete(0.1, 0.5, 0.05)
+    q = np.array([1e-6, 0.01, 0.3, 0.5, 0.8, 0.999])
+    np.testing.assert_allclose(dist.cdf(dist.ppf(q)), q, rtol=1e-9)

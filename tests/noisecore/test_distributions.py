@@ -1,0 +1,135 @@
+import itertools
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy import integrate, optimize, stats
+
+from noisecore import Gaussian, Laplace, Staircase
+
+
+def _integrate_piecewise(func, edges):
+    pieces = itertools.pairwise(edges)
+    return sum(integrate.quad(func, lo, hi, limit=200, epsabs=0, epsrel=1e-13)[0] for lo, hi in pieces)
+
+
+# --- Laplace -------------------------------------------------------------------
+def test_laplace_closed_forms():
+    dist = Laplace.for_epsilon(2.0, sensitivity=3.0)
+    assert dist.scale == 1.5
+    assert dist.mean_abs() == pytest.approx(1.5)
+    for eps in (0.1, 1.0, 7.0):
+        assert Laplace.for_epsilon(eps).mean_abs() == pytest.approx(1 / eps, rel=1e-15)
+    assert dist.privacy_loss(3.0) == pytest.approx(2.0)
+    x = np.array([-3.0, -0.2, 0.0, 1.0, 40.0])
+    np.testing.assert_allclose(dist.pdf(x), stats.laplace(scale=1.5).pdf(x), rtol=1e-14)
+    np.testing.assert_allclose(dist.sf(x), stats.laplace(scale=1.5).sf(x), rtol=1e-14)
+    np.testing.assert_allclose(dist.cdf(dist.ppf([0.01, 0.5, 0.9])), [0.01, 0.5, 0.9], rtol=1e-14)
+
+
+def test_laplace_samples(rng):
+    dist = Laplace(0.8)
+    x = dist.sample(5000, rng=rng)
+    assert stats.kstest(x, dist.cdf).pvalue > 1e-3
+    assert np.var(x) == pytest.approx(dist.var(), rel=0.08)
+
+
+# --- Gaussian ------------------------------------------------------------------
+def _delta_from_loss_distribution(eps, sigma, sens):
+    """delta(eps) = E[(1 - e^(eps - L))_+], L ~ N(eta, 2 eta), eta = sens^2 / (2 sigma^2)."""
+    eta = mp.mpf(sens) ** 2 / (2 * mp.mpf(sigma) ** 2)
+    sd = mp.sqrt(2 * eta)
+
+    def integrand(x):
+        return (1 - mp.exp(eps - x)) * mp.npdf(x, eta, sd)
+
+    return mp.quad(integrand, [eps, eta + 40 * sd if eta + 40 * sd > eps else eps + 40 * sd, mp.inf])
+
+
+@pytest.mark.parametrize(
+    ("eps", "delta", "sens"), [(0.5, 1e-5, 1.0), (1.0, 1e-6, 2.0), (8.0, 1e-3, 1.0), (20.0, 1e-9, 1.0)]
+)
+def test_analytic_gaussian_calibration(eps, delta, sens):
+    dist = Gaussian.analytic(eps, delta, sens)
+    achieved = float(_delta_from_loss_distribution(eps, dist.sigma, sens))
+    assert achieved == pytest.approx(delta, rel=1e-8)
+    assert dist.delta(eps, sens) == pytest.approx(delta, rel=1e-9)
+    # a slightly smaller sigma violates the target
+    assert Gaussian(dist.sigma * 0.999).delta(eps, sens) > delta
+
+
+def test_classic_gaussian():
+    dist = Gaussian.classic(0.5, 1e-5)
+    assert dist.sigma == pytest.approx(math.sqrt(2 * math.log(1.25e5)) / 0.5)
+    assert dist.sigma > Gaussian.analytic(0.5, 1e-5).sigma
+    with pytest.raises(ValueError, match="epsilon"):
+        Gaussian.classic(1.0, 1e-5)
+
+
+def test_gaussian_basics(rng):
+    dist = Gaussian(2.0)
+    assert np.isinf(dist.privacy_loss(0.1))
+    assert dist.privacy_loss(0.0) == 0.0
+    assert dist.mean_abs() == pytest.approx(2 * math.sqrt(2 / math.pi))
+    x = dist.sample(4000, rng=rng)
+    assert stats.kstest(x, dist.cdf).pvalue > 1e-3
+    np.testing.assert_allclose(dist.logpdf([0.0, 3.0]), stats.norm(scale=2).logpdf([0.0, 3.0]), rtol=1e-14)
+
+
+# --- Staircase -------------------------------------------------------------------
+@pytest.mark.parametrize(("eps", "expected"), [(1.0, 0.959517), (6.0, 0.0499108), (8.0, 0.0183218)])
+def test_staircase_reference_mean_abs(eps, expected):
+    dist = Staircase(eps)
+    assert dist.gamma == pytest.approx(1 / (1 + math.exp(eps / 2)))
+    assert dist.mean_abs() == pytest.approx(expected, rel=5e-6)
+    assert dist.mean_abs() == pytest.approx(math.exp(eps / 2) / (math.exp(eps) - 1), rel=1e-12)
+
+
+@pytest.mark.parametrize(("eps", "sens", "gamma"), [(1.0, 1.0, None), (3.0, 2.0, 0.3), (0.2, 0.5, 0.7)])
+def test_staircase_moments_by_quadrature(eps, sens, gamma):
+    dist = Staircase(eps, sens, gamma)
+    g = dist.gamma
+    edges = sorted({0.0, *[(k + o) * sens for k in range(int(60 / eps) + 40) for o in (0.0, g)]})
+    mass = 2 * _integrate_piecewise(dist.pdf, edges)
+    first = 2 * _integrate_piecewise(lambda x: x * dist.pdf(x), edges)
+    second = 2 * _integrate_piecewise(lambda x: x * x * dist.pdf(x), edges)
+    assert mass == pytest.approx(1.0, abs=1e-10)
+    assert dist.mean_abs() == pytest.approx(first, rel=1e-9)
+    assert dist.var() == pytest.approx(second, rel=1e-9)
+    x = np.array([0.1, 0.6, 1.3, 2.9, 5.5]) * sens
+    cdf_numeric = [0.5 + _integrate_piecewise(dist.pdf, [e for e in edges if e < v] + [v]) for v in x]
+    np.testing.assert_allclose(dist.cdf(x), cdf_numeric, rtol=1e-10)
+    np.testing.assert_allclose(dist.sf(x), 1 - np.array(cdf_numeric), rtol=1e-8)
+
+
+def test_staircase_variance_optimal_gamma():
+    for eps in (0.5, 2.0, 6.0):
+        res = optimize.minimize_scalar(lambda g, e=eps: Staircase(e, gamma=g).var(), bounds=(1e-6, 1 - 1e-6),
+                                       method="bounded", options={"xatol": 1e-10})
+        assert Staircase.optimal_gamma(eps, "var") == pytest.approx(res.x, abs=1e-6)
+        res_abs = optimize.minimize_scalar(lambda g, e=eps: Staircase(e, gamma=g).mean_abs(), bounds=(1e-6, 1 - 1e-6),
+                                           method="bounded", options={"xatol": 1e-10})
+        assert Staircase.optimal_gamma(eps, "abs") == pytest.approx(res_abs.x, abs=1e-6)
+    with pytest.raises(ValueError, match="criterion"):
+        Staircase.optimal_gamma(1.0, "median")
+
+
+def test_staircase_ppf_and_samples(rng):
+    dist = Staircase(2.0, 1.5)
+    q = np.array([1e-9, 0.01, 0.2, 0.5, 0.7, 0.99])
+    np.testing.assert_allclose(dist.cdf(dist.ppf(q)), q, rtol=1e-10)
+    x = dist.sample(6000, rng=rng)
+    assert stats.kstest(x, dist.cdf).pvalue > 1e-3
+    assert np.mean(np.abs(x)) == pytest.approx(dist.mean_abs(), rel=0.05)
+
+
+def test_staircase_privacy_loss_is_step_function():
+    dist = Staircase(3.0, 2.0)
+    d = np.array([0.0, 0.5, 2.0, 2.0001, 3.9, 4.0, 5.0])
+    np.testing.assert_allclose(dist.privacy_loss(d), 3.0 * np.ceil(d / 2.0))
+    # brute force on a grid for a few distances
+    t = np.linspace(-10, 10, 200001)
+    for dist_ in (0.7, 2.0, 3.3):
+        brute = np.max(np.abs(dist.logpdf(t) - dist.logpdf(t + dist_)))
+        assert brute == pytest.approx(dist.privacy_loss(dist_))
