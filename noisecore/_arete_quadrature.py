@@ -43,10 +43,18 @@ def _gauss_legendre(n: int):
 
 
 @lru_cache(maxsize=64)
-def _gauss_jacobi_unit(n: int, power: float):
-    """Nodes/weights on [0, 1] for weight x^power (power > -1)."""
-    y, w = special.roots_jacobi(n, 0.0, power)
-    return (y + 1) / 2, w / 2 ** (power + 1)
+def _gauss_jacobi_unit(n: int, q: float):
+    """Nodes/weights on [0, 1] for weight x^(q - 1), q > 0 (passed as q to keep its digits).
+
+    For small q scipy's first weight loses accuracy (2e-5 at q = 2e-12), so it is reset
+    from the exact zeroth moment 1/q; the other weights are accurate.
+    """
+    x, w = special.roots_sh_jacobi(n, max(q, 1e-14), max(q, 1e-14))
+    x, w = x.copy(), w.copy()
+    if q < 1e-14:  # below this the other nodes and weights have reached their q -> 0 limits
+        x[0] = q / 64
+    w[0] = 1 / q - w[1:].sum()
+    return x, w
 
 
 def _linear_recurrence(decay: np.ndarray, inc: np.ndarray) -> np.ndarray:
@@ -151,11 +159,11 @@ class AreteKernel:
         ka, kb, kc = self.kappa_a, self.kappa_b, 1 / self.mu
         # innermost piece [0, inner]
         if self.alpha < 0.5:
-            power = 2 * self.alpha - 1
-            y, w = _gauss_jacobi_unit(8, power)
+            q = 2 * self.alpha
+            y, w = _gauss_jacobi_unit(8, q)
             x = inner * y
-            h = x ** (-power) * self.scaled_density(x)
-            w = w * inner ** (power + 1)
+            h = x ** (1 - q) * self.scaled_density(x)
+            w = w * inner**q
         else:
             y, w = _gauss_legendre(10)
             x = inner * y

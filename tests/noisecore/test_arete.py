@@ -65,17 +65,20 @@ def test_sf_and_cdf_match_gil_pelaez(params):
 
 def test_pdf_is_derivative_of_cdf():
     dist = Arete(*LOCAL_SEARCH_SETS[7][0])
-    x = np.linspace(-2, 2, 41)
+    x = np.linspace(-2, 2, 40)  # not 0: the density has a cusp-like peak there
     h = 1e-5
     numeric = (dist.cdf(x + h) - dist.cdf(x - h)) / (2 * h)
     np.testing.assert_allclose(numeric, dist.pdf(x), rtol=1e-6)
 
 
-def test_laplace_limit_for_small_alpha():
+@pytest.mark.parametrize("alpha", [1e-10, 1e-14, 1e-30])
+def test_laplace_limit_for_small_alpha(alpha):
+    # Gamma - Gamma puts mass 1 - O(alpha) within any fixed distance of 0
     lap = Laplace(0.7)
-    dist = Arete(1e-12, 1.0, 0.7)
+    dist = Arete(alpha, 1.0, 0.7)
     x = np.array([0.0, 0.5, 3.0])
-    np.testing.assert_allclose(dist.pdf(x), lap.pdf(x), rtol=1e-9)
+    np.testing.assert_allclose(dist.pdf(x), lap.pdf(x), rtol=max(1e-14, 1e3 * alpha))
+    assert dist.privacy_loss(1.0) == pytest.approx(1 / 0.7, rel=max(1e-13, 1e3 * alpha))
 
 
 @pytest.mark.parametrize("target", sorted(LOCAL_SEARCH_SETS))
@@ -98,7 +101,8 @@ def test_figure3_ratios_for_eps6_set():
 
 def _brute_force_loss(dist, d):
     """Dense-grid maximum of log f(t) - log f(t+d) with mpmath values near the argmax."""
-    t = np.linspace(-d / 2, 4 + 2 * d, 20001)
+    # the density's sharp peak at 0 puts the maximum of the ratio within ~1e-6 of t = 0
+    t = np.union1d(np.linspace(-d / 2, 4 + 2 * d, 20001), np.linspace(-1e-4, 1e-4, 20001))
     lp = dist.logpdf(np.concatenate([t, t + d]))
     ratio = lp[: len(t)] - lp[len(t):]
     return float(ratio.max()), float(t[np.argmax(ratio)])
@@ -126,7 +130,7 @@ def test_privacy_loss_supremum_against_dense_grid(params):
         brute, _ = _brute_force_loss(dist, d)
         loss = dist.privacy_loss(d)
         # the supremum is at least every grid value and may be the tail limit d / mu
-        assert loss >= brute - 1e-12
+        assert loss >= brute * (1 - 1e-9)
         assert loss == pytest.approx(max(brute, d / max(dist.theta, dist.lam)), rel=1e-8)
 
 
@@ -136,11 +140,12 @@ def test_privacy_loss_tail_limit_when_laplace_dominates():
     assert dist.privacy_loss(1.0) >= 1.0 - 1e-12
 
 
-@pytest.mark.parametrize("eps", [20, 25, 30, 40])
-@pytest.mark.parametrize("sens", [2 / math.e, 1.0, 5.0])
+LEMMA3_CASES = [(e, s) for e in (20, 25, 30, 40) for s in (2 / math.e, 1.0, 5.0) if e >= 20 + 4 * math.log(s)]
+
+
+@pytest.mark.parametrize(("eps", "sens"), LEMMA3_CASES)
 def test_lemma3_holds_in_its_range(eps, sens):
-    if not Arete.lemma3_applies(eps, sens):
-        pytest.skip("outside Lemma 3's stated range eps >= 20 + 4 ln(Delta)")
+    assert Arete.lemma3_applies(eps, sens)
     dist = Arete.from_lemma3(eps, sens)
     assert dist.privacy_loss(sens) <= eps
     assert dist.mean_abs() <= 2 * dist.alpha * dist.theta + dist.lam
