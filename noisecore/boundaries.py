@@ -1,0 +1,203 @@
+"""Time-uniform privacy boundaries for the Brownian mechanism (paper A, Theorem thm:priv_bound).
+
+A delta-privacy boundary psi bounds the realized privacy loss of the Brownian mechanism at
+every release time simultaneously, with probability at least 1 - delta. Releasing at time t
+therefore costs psi(t) ex post; ``time_for(epsilon)`` is the least time (noise variance)
+whose boundary value is at most epsilon. The boundary must be fixed before the first
+release: re-optimising it along the way voids the time-uniform guarantee.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize
+
+from ._base import _output, check_sensitivity
+from ._validation import in_open_interval, positive, real_array
+from .distributions import Gaussian
+
+__all__ = ["LinearBoundary", "MixtureBoundary", "PrivacyBoundary", "gaussian_variance"]
+
+
+def _positive_times(name, value):
+    arr = real_array(name, value, allow_inf=True)
+    if (arr <= 0).any():
+        raise ValueError(f"{name} must be > 0")
+    return arr
+
+
+class PrivacyBoundary:
+    """Common interface: ``epsilon(t)`` (vectorised) and its inverse ``time_for``."""
+
+    delta: float
+    sensitivity: float
+
+    def epsilon(self, t):
+        """Boundary value psi(t): the ex-post epsilon of releasing at time (variance) t."""
+        arr = _positive_times("t", t)
+        return _output(self._psi(arr), arr)
+
+    def __call__(self, t):
+        return self.epsilon(t)
+
+    def floor(self) -> float:
+        """inf_t psi(t): targets at or below it are unreachable."""
+        return 0.0
+
+    def time_for(self, epsilon):
+        """Least t with psi(t) <= epsilon (vectorised; psi decreases in t)."""
+        eps = real_array("epsilon", epsilon)
+        if (eps <= self.floor()).any():
+            raise ValueError(
+                f"epsilon must be > {self.floor():g} (this boundary's limit as t -> infinity), got {eps.min():g}"
+            )
+        return _output(np.asarray(self._time_for(eps), dtype=float), eps)
+
+
+class MixtureBoundary(PrivacyBoundary):
+    """psi_M(t) = D^2/(2t) + (D/t) sqrt(2 (t + rho) log(sqrt((t + rho)/rho) / delta)).
+
+    D is the l2 sensitivity. For delta < e^(-1/2) psi_M decreases strictly from +inf to 0.
+    """
+
+    def __init__(self, delta, rho, sensitivity=1.0):
+        self.delta = in_open_interval("delta", delta, 0.0, 1.0)
+        self.rho = positive("rho", rho)
+        self.sensitivity = check_sensitivity(sensitivity)
+
+    def _psi(self, t):
+        D, rho = self.sensitivity, self.rho
+        with np.errstate(over="ignore", invalid="ignore"):
+            log_term = -math.log(self.delta) + 0.5 * np.log1p(t / rho)
+            out = D * D / (2 * t) + D / t * np.sqrt(2 * (t + rho) * log_term)
+        return np.where(np.isinf(t), 0.0, out)
+
+    def _time_for(self, eps):
+        """Bracketed Newton in u = log t on log psi(e^u) = log eps (psi is smooth, decreasing)."""
+        D, rho, L0 = self.sensitivity, self.rho, -math.log(self.delta)
+        if self.delta >= math.exp(-0.5):
+            return np.array([_least_time_scan(self._psi, e) for e in eps.ravel()]).reshape(eps.shape)
+        target = np.log(eps)
+        # bracket: psi(t) >= D^2/(2t) and psi(t) <= D^2/(2t) + D sqrt(2 (1 + rho/t) (L0 + t/(2 rho)) / t)
+        lo = np.log(np.full(eps.shape, D * D / 2) / eps) - 1.0
+        hi = np.log(np.maximum(4 * D * D / eps**2 * (L0 + 1) * 64, D * D / eps) + 16 * rho) + 1.0
+        hi = np.maximum(hi, lo + 1)
+        while True:
+            bad = np.log(self._psi(np.exp(hi))) > target
+            if not bad.any():
+                break
+            hi = np.where(bad, hi + 2.0, hi)
+        u = 0.5 * (lo + hi)
+        for _ in range(200):
+            t = np.exp(u)
+            psi = self._psi(t)
+            g = np.log(psi) - target
+            lo = np.where(g > 0, u, lo)
+            hi = np.where(g > 0, hi, u)
+            # d psi / dt by the chain rule, then Newton on log psi against u
+            log_term = L0 + 0.5 * np.log1p(t / rho)
+            root = np.sqrt(2 * (t + rho) * log_term)
+            droot = (2 * log_term + 1.0) / (2 * root)
+            dpsi = -D * D / (2 * t * t) - D * root / (t * t) + D * droot / t
+            step = g / (dpsi * t / psi)
+            new = u - step
+            new = np.where((new <= lo) | (new >= hi) | ~np.isfinite(new), 0.5 * (lo + hi), new)
+            if np.all(np.abs(new - u) <= 1e-15 * np.maximum(1.0, np.abs(u))):
+                u = new
+                break
+            u = new
+        return np.exp(u)
+
+    @classmethod
+    def optimized_for(cls, epsilon, delta, sensitivity=1.0) -> MixtureBoundary:
+        """The rho minimising ``time_for(epsilon)`` (bounded search over log rho)."""
+        epsilon = positive("epsilon", epsilon)
+        delta = in_open_interval("delta", delta, 0.0, 1.0)
+        D = check_sensitivity(sensitivity)
+        scale = math.log(D * D / epsilon**2)
+
+        def cost(log_rho):
+            return float(np.log(cls(delta, math.exp(log_rho), D)._time_for(np.array([epsilon]))[0]))
+
+        grid = scale + np.linspace(-25, 25, 101)
+        values = [cost(v) for v in grid]
+        i = int(np.argmin(values))
+        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+        res = optimize.minimize_scalar(cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
+        best = res.x if res.fun <= values[i] else grid[i]
+        return cls(delta, math.exp(best), D)
+
+    def __repr__(self):
+        return f"MixtureBoundary(delta={self.delta!r}, rho={self.rho!r}, sensitivity={self.sensitivity!r})"
+
+
+class LinearBoundary(PrivacyBoundary):
+    """psi_L(t) = (D/t)(D/2 + b) + D a with b = log(1/delta) / (2a); D is the l2 sensitivity.
+
+    Decreases from +inf to the floor D a; the inverse is closed form.
+    """
+
+    def __init__(self, delta, a, sensitivity=1.0):
+        self.delta = in_open_interval("delta", delta, 0.0, 1.0)
+        self.a = positive("a", a)
+        self.sensitivity = check_sensitivity(sensitivity)
+        self.b = -math.log(self.delta) / (2 * self.a)
+
+    def floor(self) -> float:
+        return self.sensitivity * self.a
+
+    def _psi(self, t):
+        D = self.sensitivity
+        with np.errstate(divide="ignore"):
+            return D / t * (D / 2 + self.b) + D * self.a
+
+    def _time_for(self, eps):
+        D = self.sensitivity
+        return D * (D / 2 + self.b) / (eps - D * self.a)
+
+    @classmethod
+    def optimized_for(cls, epsilon, delta, sensitivity=1.0) -> LinearBoundary:
+        """The a minimising ``time_for(epsilon)``: a = (sqrt(4c^2 + 2 c eps) - 2c) / D, c = log(1/delta)/2.
+
+        (Setting the derivative of D (D/2 + c/a) / (eps - D a) to zero gives D^2 a^2 / 2 + 2 c D a - c eps = 0.)
+        """
+        epsilon = positive("epsilon", epsilon)
+        delta = in_open_interval("delta", delta, 0.0, 1.0)
+        D = check_sensitivity(sensitivity)
+        c = -math.log(delta) / 2
+        # the same root without cancellation
+        a = 2 * c * epsilon / (D * (math.sqrt(4 * c * c + 2 * c * epsilon) + 2 * c))
+        return cls(delta, a, D)
+
+    def __repr__(self):
+        return f"LinearBoundary(delta={self.delta!r}, a={self.a!r}, sensitivity={self.sensitivity!r})"
+
+
+def _least_time_scan(psi, eps, lo=1e-12, hi=1e12):
+    """Least t with psi(t) <= eps by a log-grid scan and bisection (for non-monotone psi)."""
+    grid = np.geomspace(lo, hi, 4001)
+    ok = np.nonzero(psi(grid) <= eps)[0]
+    if ok.size == 0:
+        raise ValueError(f"no time in [{lo:g}, {hi:g}] reaches epsilon {eps:g}")
+    i = ok[0]
+    if i == 0:
+        return float(grid[0])
+    left, right = grid[i - 1], grid[i]
+    for _ in range(200):
+        mid = math.sqrt(left * right)
+        if psi(np.array([mid]))[0] <= eps:
+            right = mid
+        else:
+            left = mid
+    return float(right)
+
+
+def gaussian_variance(epsilon, delta, sensitivity=1.0) -> float:
+    """Variance a single Gaussian release needs for (epsilon, delta)-DP (exact, Balle & Wang).
+
+    Compare with ``boundary.time_for(epsilon)``: the extra variance is the price of a
+    guarantee that holds uniformly over all release times.
+    """
+    return Gaussian.analytic(epsilon, delta, sensitivity).sigma ** 2

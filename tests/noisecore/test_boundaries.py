@@ -1,0 +1,104 @@
+import math
+
+import numpy as np
+import pytest
+
+from noisecore import Gaussian
+from noisecore.boundaries import LinearBoundary, MixtureBoundary, gaussian_variance
+
+
+def test_linear_boundary_formula_and_inverse():
+    bound = LinearBoundary(1e-6, 0.2, sensitivity=2.0)
+    b = math.log(1e6) / 0.4
+    assert bound.b == pytest.approx(b)
+    t = np.array([1.0, 10.0, 1e4])
+    np.testing.assert_allclose(bound.epsilon(t), 2.0 / t * (1.0 + b) + 0.4)
+    eps = np.array([0.5, 1.0, 7.0])
+    np.testing.assert_allclose(bound.epsilon(bound.time_for(eps)), eps, rtol=1e-14)
+    with pytest.raises(ValueError, match="epsilon must be > 0.4"):
+        bound.time_for(0.4)
+
+
+def test_mixture_boundary_formula_and_inverse():
+    bound = MixtureBoundary(1e-6, 3.0, sensitivity=1.5)
+    t = 7.0
+    expected = 1.5**2 / (2 * t) + 1.5 / t * math.sqrt(2 * (t + 3) * math.log(1e6 * math.sqrt((t + 3) / 3)))
+    assert bound.epsilon(t) == pytest.approx(expected, rel=1e-14)
+    eps = np.geomspace(1e-3, 50, 500)
+    times = bound.time_for(eps)
+    np.testing.assert_allclose(bound.epsilon(times), eps, rtol=1e-12)
+    # least such t: slightly earlier times are above the target
+    assert np.all(bound.epsilon(times * (1 - 1e-9)) > eps)
+
+
+def test_mixture_boundary_large_delta_least_time():
+    bound = MixtureBoundary(0.9, 0.5)
+    t = bound.time_for(2.0)
+    assert bound.epsilon(t) <= 2.0 + 1e-9
+    grid = np.geomspace(1e-6, t, 20000)[:-1]
+    assert np.all(bound.epsilon(grid) > 2.0 - 1e-9)
+
+
+def test_linear_optimized_beats_grid():
+    best = LinearBoundary.optimized_for(0.3, 1e-6)
+    grid = np.linspace(1e-4, 0.3 - 1e-4, 200001)
+    grid_times = [LinearBoundary(1e-6, a).time_for(0.3) for a in grid[::1000]]
+    fine = np.array([LinearBoundary(1e-6, a).time_for(0.3) for a in grid[np.argmin(grid_times) * 1000 - 1000:][:2001]])
+    assert best.time_for(0.3) <= fine.min() * (1 + 1e-12)
+    assert best.time_for(0.3) == pytest.approx(310.3357281861, rel=1e-9)
+
+
+@pytest.mark.parametrize(("eps", "delta", "sens"), [(0.3, 1e-6, 1.0), (2.0, 1e-3, 0.5), (0.05, 1e-9, 3.0)])
+def test_mixture_optimized_beats_grid(eps, delta, sens):
+    best = MixtureBoundary.optimized_for(eps, delta, sens)
+    rhos = np.geomspace(1e-6, 1e8, 400) * sens**2 / eps**2
+    grid = min(MixtureBoundary(delta, r, sens).time_for(eps) for r in rhos)
+    assert best.time_for(eps) <= grid * (1 + 1e-9)
+
+
+def test_price_of_time_uniformity():
+    # a single Gaussian release needs less variance than any time-uniform boundary
+    var = gaussian_variance(0.3, 1e-6)
+    assert var == pytest.approx(Gaussian.analytic(0.3, 1e-6).sigma ** 2)
+    assert var < LinearBoundary.optimized_for(0.3, 1e-6).time_for(0.3)
+    assert var < MixtureBoundary.optimized_for(0.3, 1e-6).time_for(0.3)
+
+
+@pytest.mark.parametrize("bound", [LinearBoundary.optimized_for(1.0, 0.05), MixtureBoundary.optimized_for(1.0, 0.05)])
+def test_boundary_crossing_frequency_at_most_delta(bound):
+    """Monte Carlo: realized losses D^2/(2t) + (D/t) W_t of many paths on a fine log grid."""
+    rng = np.random.default_rng(5)
+    paths = 4000
+    t = np.geomspace(1e-3, 1e5, 1500)
+    dt = np.diff(np.r_[0.0, t])
+    crossed = np.zeros(paths, dtype=bool)
+    w = np.zeros(paths)
+    psi = bound.epsilon(t)
+    for k in range(t.size):
+        w += rng.standard_normal(paths) * math.sqrt(dt[k])
+        crossed |= 0.5 / t[k] + w / t[k] > psi[k]
+    freq = crossed.mean()
+    se = math.sqrt(0.05 * 0.95 / paths)
+    assert freq <= 0.05 + 3 * se
+    if isinstance(bound, LinearBoundary):
+        # the line a t + b is crossed with probability exactly e^(-2ab) = delta in continuous time
+        assert freq >= 0.05 - 6 * se
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: LinearBoundary(0.0, 1.0),
+        lambda: LinearBoundary(1.0, 1.0),
+        lambda: LinearBoundary(1e-6, 0.0),
+        lambda: LinearBoundary(1e-6, 1.0, sensitivity=-1),
+        lambda: MixtureBoundary(1e-6, -1.0),
+        lambda: MixtureBoundary(2.0, 1.0),
+        lambda: MixtureBoundary.optimized_for(0.0, 1e-6),
+        lambda: LinearBoundary(1e-6, 1.0).epsilon(0.0),
+        lambda: LinearBoundary(1e-6, 1.0).epsilon([1.0, -2.0]),
+    ],
+)
+def test_bad_boundary_input(make):
+    with pytest.raises(ValueError, match="delta|rho|a must|sensitivity|epsilon|t must"):
+        make()

@@ -1,0 +1,118 @@
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from noisecore.boundaries import LinearBoundary, MixtureBoundary
+from noisecore.brownian import BrownianMechanism
+
+BOUND = LinearBoundary.optimized_for(0.3, 1e-6)
+
+
+def test_release_by_epsilon_and_history():
+    mech = BrownianMechanism([1.0, -2.0, 0.5], sensitivity=1.0, boundary=BOUND, rng=11)
+    first = mech.release(epsilon=0.2)
+    second = mech.release(epsilon=0.5)
+    assert first.shape == (3,)
+    np.testing.assert_allclose(mech.times, [BOUND.time_for(0.2), BOUND.time_for(0.5)])
+    np.testing.assert_allclose(mech.epsilons, [0.2, 0.5], rtol=1e-12)
+    assert mech.ex_post_epsilon == pytest.approx(0.5)
+    np.testing.assert_array_equal(mech.releases[1], second)
+    # the last noise is what the realized loss uses
+    neighbor = mech.value + np.array([1.0, 0.0, 0.0])
+    expected = (0.5 - mech.noise[0]) / mech.times[-1]
+    assert mech.realized_privacy_loss(neighbor) == pytest.approx(expected)
+    worst = mech.worst_neighbor_loss()
+    unit = mech.noise / np.linalg.norm(mech.noise)
+    assert worst == pytest.approx(mech.realized_privacy_loss(mech.value - unit))
+
+
+def test_same_seed_same_everything():
+    def run():
+        mech = BrownianMechanism(0.0, sensitivity=1.0, boundary=BOUND, rng=42)
+        out = [mech.release(100.0), mech.path(np.linspace(0, 150, 11)), mech.release(30.0)]
+        return np.concatenate([np.ravel(v) for v in out])
+
+    np.testing.assert_array_equal(run(), run())
+
+
+def test_release_lies_on_revealed_path():
+    mech = BrownianMechanism([0.0, 0.0], sensitivity=1.0, boundary=BOUND, rng=3)
+    mech.release(50.0)
+    times = np.linspace(0.0, 50.0, 101)
+    path = mech.path(times)
+    np.testing.assert_array_equal(path[0], [0.0, 0.0])
+    np.testing.assert_allclose(path[-1], mech.noise)
+    released = mech.release(times[40])
+    np.testing.assert_allclose(released, path[40])
+    np.testing.assert_allclose(mech.path(times), path)
+
+
+def test_bridge_and_path_covariance_is_min():
+    times = [4.0, 2.5, 1.0, 0.3]
+    extra = np.array([6.0, 3.0, 0.5, 0.2])
+    rows = []
+    for seed in range(6000):
+        mech = BrownianMechanism(0.0, sensitivity=1.0, boundary=BOUND, rng=seed)
+        values = [mech.release(t)[0] for t in times]
+        rows.append(values + list(mech.path(extra)[:, 0]))
+    samples = np.array(rows)
+    all_t = np.array(times + list(extra))
+    cov = np.cov(samples.T)
+    target = np.minimum.outer(all_t, all_t)
+    # standard error of a sample covariance is about sqrt((s t + min^2) / n)
+    se = np.sqrt((np.outer(all_t, all_t) + target**2) / len(rows))
+    assert np.all(np.abs(cov - target) < 4.5 * se)
+    assert np.abs(samples.mean(axis=0)).max() < 4.5 * np.sqrt(all_t.max() / len(rows))
+
+
+def test_bridge_conditional_law():
+    # B(T') | B(T) ~ N((T'/T) B(T), T'(T - T')/T)
+    T, Tp = 9.0, 4.0
+    first, second = [], []
+    for seed in range(5000):
+        mech = BrownianMechanism(0.0, sensitivity=1.0, boundary=BOUND, rng=seed)
+        first.append(mech.release(T)[0])
+        second.append(mech.release(Tp)[0])
+    first, second = np.array(first), np.array(second)
+    resid = (second - Tp / T * first) / math.sqrt(Tp * (T - Tp) / T)
+    assert stats.kstest(resid, "norm").pvalue > 1e-3
+    assert abs(np.corrcoef(resid, first)[0, 1]) < 0.05
+
+
+def test_realized_loss_distribution():
+    """thm:bm_ploss: for a shift of norm D at time T the loss is N(D^2/(2T), D^2/T)."""
+    D, T = 1.3, 2.0
+    shift = np.array([0.5, -1.2, 0.0]) * D / np.linalg.norm([0.5, -1.2, 0.0])
+    losses = []
+    for seed in range(4000):
+        mech = BrownianMechanism([1.0, 2.0, 3.0], sensitivity=D, boundary=MixtureBoundary(1e-6, 1.0, D), rng=seed)
+        mech.release(T)
+        losses.append(mech.realized_privacy_loss(mech.value - shift))
+    assert stats.kstest(losses, "norm", args=(D * D / (2 * T), D / math.sqrt(T))).pvalue > 1e-3
+
+
+def test_bad_brownian_input():
+    with pytest.raises(TypeError, match="boundary"):
+        BrownianMechanism(0.0, sensitivity=1.0, boundary=0.3)
+    with pytest.raises(ValueError, match="sensitivity"):
+        BrownianMechanism(0.0, sensitivity=0.0, boundary=BOUND)
+    with pytest.raises(ValueError, match="value"):
+        BrownianMechanism(np.zeros((2, 2)), sensitivity=1.0, boundary=BOUND)
+    mech = BrownianMechanism([0.0, 1.0], sensitivity=1.0, boundary=BOUND, rng=0)
+    with pytest.raises(ValueError, match="nothing has been released"):
+        _ = mech.ex_post_epsilon
+    with pytest.raises(TypeError, match="exactly one"):
+        mech.release()
+    with pytest.raises(ValueError, match="time must be > 0"):
+        mech.release(-1.0)
+    mech.release(10.0)
+    with pytest.raises(ValueError, match="time must be < the previous"):
+        mech.release(10.0)
+    with pytest.raises(ValueError, match="epsilon must be >"):
+        mech.release(epsilon=0.1)
+    with pytest.raises(ValueError, match="neighbor must have shape"):
+        mech.realized_privacy_loss([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="times must be >= 0"):
+        mech.path([-1.0])
