@@ -133,9 +133,8 @@ class BrownianMechanism:
             time = float(self.boundary.time_for(positive("epsilon", epsilon)))
         time = positive("time", time)
         if self._history and time >= self._history[-1].time:
-            raise ValueError(
-                f"time must be < the previous release time {self._history[-1].time:g} (noise only decreases), got {time:g}"
-            )
+            previous = self._history[-1].time
+            raise ValueError(f"time must be < the previous release time {previous:g} (noise only decreases), got {time:g}")
         noise = self._path.sample(np.array([time]))[0]
         released = self.value + noise
         self._history.append(BrownianRelease(time, released, float(self.boundary.epsilon(time))))

@@ -15,7 +15,7 @@ def test_linear_boundary_formula_and_inverse():
     np.testing.assert_allclose(bound.epsilon(t), 2.0 / t * (1.0 + b) + 0.4)
     eps = np.array([0.5, 1.0, 7.0])
     np.testing.assert_allclose(bound.epsilon(bound.time_for(eps)), eps, rtol=1e-14)
-    with pytest.raises(ValueError, match="epsilon must be > 0.4"):
+    with pytest.raises(ValueError, match=r"epsilon must be > 0\.4"):
         bound.time_for(0.4)
 
 
@@ -100,5 +100,5 @@ def test_boundary_crossing_frequency_at_most_delta(bound):
     ],
 )
 def test_bad_boundary_input(make):
-    with pytest.raises(ValueError, match="delta|rho|a must|sensitivity|epsilon|t must"):
+    with pytest.raises(ValueError, match=r"delta|rho|a must|sensitivity|epsilon|t must"):
         make()
