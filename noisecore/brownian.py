@@ -134,7 +134,7 @@ class BrownianMechanism:
         time = positive("time", time)
         if self._history and time >= self._history[-1].time:
             previous = self._history[-1].time
-            raise ValueError(f"time must be < the previous release time {previous:g} (noise only shrinks), got {time:g}")
+            raise ValueError(f"time must be < the previous release time {previous:g}, got {time:g}")
         noise = self._path.sample(np.array([time]))[0]
         released = self.value + noise
         self._history.append(BrownianRelease(time, released, float(self.boundary.epsilon(time))))
