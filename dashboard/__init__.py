@@ -1,0 +1,1 @@
+"""The Panel app of noiselab (param models -> Viewer views -> one app factory)."""

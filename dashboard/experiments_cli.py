@@ -1,0 +1,144 @@
+"""Command line: rerun paper A's experiments, write CSV files and a self-contained HTML figure.
+
+    python -m dashboard.experiments_cli --task logistic --trials 1000 --out results/
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from bokeh.embed import file_html
+from bokeh.layouts import column, row
+from bokeh.models import Band, ColumnDataSource, Div, Whisker
+from bokeh.plotting import figure
+from bokeh.resources import INLINE
+
+from noisecore.experiments import (
+    DEFAULT_TARGETS,
+    default_epsilons,
+    default_task,
+    stopping_experiment,
+    tradeoff_experiment,
+)
+from noisecore.tasks import LogisticRegressionTask, RidgeRegressionTask, load_kddcup, load_twitter_buzz, split
+
+COLORS = {"bm": "#1f77b4", "lnr": "#d62728", "doubling": "#7f7f7f"}
+
+
+class ProgressBar:
+    """A one-line text progress bar on stderr."""
+
+    def __init__(self, label, stream=sys.stderr, width=30):
+        self.label, self.stream, self.width = label, stream, width
+        self.start = time.perf_counter()
+
+    def __call__(self, fraction):
+        filled = round(self.width * fraction)
+        elapsed = time.perf_counter() - self.start
+        bar = "#" * filled + "-" * (self.width - filled)
+        self.stream.write(f"\r{self.label:<12} [{bar}] {100 * fraction:5.1f}%  {elapsed:6.1f} s")
+        if fraction >= 1:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def build_task(name, data=None, n=10_000, lam=0.05, seed=0):
+    if data is None:
+        return default_task(name, n=n, lam=lam, seed=seed)
+    loader = {"logistic": load_kddcup, "ridge": load_twitter_buzz}.get(name)
+    if loader is None:
+        raise ValueError("--data is supported for the logistic (KDD Cup 99) and ridge (Twitter buzz) tasks")
+    X, y = loader(data)
+    order = np.random.default_rng(seed).permutation(len(y))[: 2 * n]
+    X, y = X[order], y[order]
+    (Xt, yt), hold = split(X, y, len(y) // 2)
+    cls = LogisticRegressionTask if name == "logistic" else RidgeRegressionTask
+    return cls(Xt, yt, lam=lam, holdout=hold)
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def tradeoff_figure(result):
+    fig = figure(title=f"{result.task}: loss against privacy ({result.trials} trials, 95% bands)",
+                 x_axis_type="log", x_axis_label=f"ex-post epsilon (BM: delta = {result.delta:g})",
+                 y_axis_label="regularized loss", width=640, height=380)
+    for mech, label in (("bm", "Brownian mechanism"), ("lnr", "Laplace noise reduction")):
+        mean, low, high = (getattr(result, f"{mech}_{k}") for k in ("mean", "low", "high"))
+        src = ColumnDataSource({"x": result.epsilons, "y": mean, "lo": low, "hi": high})
+        fig.add_layout(Band(base="x", lower="lo", upper="hi", source=src, fill_color=COLORS[mech], fill_alpha=0.2))
+        fig.line("x", "y", source=src, color=COLORS[mech], line_width=2, legend_label=label)
+    fig.line(result.epsilons, np.full(result.epsilons.size, result.optimal_loss), color="black", line_dash="dashed",
+             legend_label="non-private optimum")
+    fig.legend.location = "top_right"
+    return fig
+
+
+def stopping_figure(result):
+    keys = list(result.ex_post)
+    labels = [f"{m} / {r}" for m, r in keys]
+    fig = figure(title=f"{result.task}: ex-post epsilon when stopping at loss <= {result.target:g}",
+                 y_range=labels[::-1], x_axis_type="log", x_axis_label="ex-post epsilon", width=640, height=380)
+    for label, key in zip(labels, keys, strict=True):
+        values = result.ex_post[key]
+        values = values[np.isfinite(values)]
+        if values.size == 0:
+            continue
+        q = np.percentile(values, [5, 25, 50, 75, 95])
+        color = COLORS[key[0]]
+        src = ColumnDataSource({"y": [label], "lo": [q[0]], "hi": [q[4]]})
+        fig.add_layout(Whisker(base="y", lower="lo", upper="hi", source=src, dimension="width", line_color=color))
+        fig.hbar(y=[label], left=[q[1]], right=[q[3]], height=0.5, color=color, alpha=0.5)
+        fig.scatter([q[2]], [label], size=9, color="black")
+    return fig
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", choices=["logistic", "ridge", "mean"], default="logistic")
+    parser.add_argument("--data", help="KDD Cup 99 file (logistic) or Twitter buzz file (ridge); default synthetic")
+    parser.add_argument("--trials", type=int, default=1000)
+    parser.add_argument("--levels", type=int, default=60, help="number of privacy levels")
+    parser.add_argument("--target", type=float, help="target loss for the stopping experiment")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="results", help="output folder")
+    args = parser.parse_args(argv)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    task = build_task(args.task, args.data, seed=args.seed)
+    eps = default_epsilons(args.levels)
+    trade = tradeoff_experiment(task, eps, trials=args.trials, rng=args.seed, progress=ProgressBar("trade-off"))
+    header, rows = trade.rows()
+    write_csv(out / f"{args.task}_tradeoff.csv", header, rows)
+    target = args.target if args.target is not None else DEFAULT_TARGETS[args.task]
+    stop = stopping_experiment(task, target, eps, trials=args.trials, rng=args.seed + 1,
+                               progress=ProgressBar("stopping"))
+    keys = list(stop.ex_post)
+    write_csv(out / f"{args.task}_stopping.csv", ["trial"] + [f"{m}_{r}" for m, r in keys],
+              np.column_stack([np.arange(args.trials)] + [stop.ex_post[k] for k in keys]))
+    lines = ["mechanism,rule,median_ex_post_epsilon,fraction_stopped"]
+    for (mech, rule), (median, frac) in stop.summary().items():
+        lines.append(f"{mech},{rule},{median:.4f},{frac:.3f}")
+    (out / f"{args.task}_summary.csv").write_text("\n".join(lines) + "\n")
+    at_tuned = int(np.argmin(np.abs(trade.epsilons - trade.tuned_epsilon)))
+    note = (f"<p>Task <b>{args.task}</b>, n = {task.n}, lambda = {task.lam}, {args.trials} trials, seed {args.seed}. "
+            f"At epsilon = {trade.epsilons[at_tuned]:.3f}: BM mean loss {trade.bm_mean[at_tuned]:.5f}, "
+            f"LNR {trade.lnr_mean[at_tuned]:.5f} (optimum {trade.optimal_loss:.5f}).</p>")
+    page = column(Div(text=note, width=1280), row(tradeoff_figure(trade), stopping_figure(stop)))
+    (out / f"{args.task}_figure.html").write_text(file_html(page, INLINE, f"noiselab: {args.task} experiments"))
+    print("\n".join(lines))
+    print(f"wrote {out}/{args.task}_tradeoff.csv, _stopping.csv, _summary.csv, _figure.html")
+
+
+if __name__ == "__main__":
+    main()

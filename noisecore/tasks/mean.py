@@ -1,0 +1,52 @@
+"""Mean estimation: a fast task for live demos."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import real_array
+from .base import Task
+
+
+class MeanEstimationTask(Task):
+    """Release the mean of rows in the unit ball; loss mean((1/2)||x_i - beta||^2) + lam/2 ||beta||^2.
+
+    The optimum is the mean shrunk by 1/(1 + lam); l2 sensitivity 2/(n (1 + lam)), l1 sqrt(d) times.
+    """
+
+    name = "mean"
+    loss_bound = 2.0  # (1/2) ||x - beta||^2 <= 2 when both lie in the unit ball
+
+    def __init__(self, X, *, lam=0.0, holdout=None):
+        self.lam = max(0.0, float(lam))
+        X = real_array("X", X)
+        if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
+        if (np.linalg.norm(X, axis=1) > 1 + 1e-9).any():
+            raise ValueError("rows of X must have l2 norm <= 1")
+        self.X = X
+        self.n, self.d = X.shape
+        self.noise_dim = self.d
+        self.holdout = None if holdout is None else real_array("holdout", holdout)
+        self.optimum = X.mean(axis=0) / (1 + self.lam)
+        self.l2_sensitivity = 2 / (self.n * (1 + self.lam))
+        self.l1_sensitivity = math.sqrt(self.d) * self.l2_sensitivity
+        self._moments = (X.mean(axis=0), float(np.mean(np.sum(X * X, axis=1))))
+
+    def release(self, noise):
+        return self.optimum + self._noise(noise)
+
+    def _loss(self, params, *, holdout, clip):
+        if holdout:
+            if self.holdout is None:
+                raise ValueError("this task has no hold-out data")
+            mean, second = self.holdout.mean(axis=0), float(np.mean(np.sum(self.holdout**2, axis=1)))
+        else:
+            mean, second = self._moments
+        sq = np.sum(params * params, axis=-1)
+        out = 0.5 * (second - 2 * params @ mean + sq) + self.lam / 2 * sq
+        if clip is not None:
+            out = np.minimum(out, clip)
+        return out

@@ -1,0 +1,83 @@
+"""Private ridge regression by covariance perturbation (Smith et al.; Ligett et al.)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .base import Task, check_data
+
+_CHUNK = 2048
+
+
+class RidgeRegressionTask(Task):
+    """Loss mean((1/2)(x.beta - y)^2) + lam/2 ||beta||^2, unit-norm rows, |y| <= 1.
+
+    Released: the d*d entries of X^T X and the d entries of X^T y, one noise vector of length
+    d^2 + d. Each block has l2 sensitivity 2 (replace-one), so the whole vector has
+    sqrt(8); l1 sensitivities 2d and 2 sqrt(d), together 2d + 2 sqrt(d). The parameter is
+    recomputed from the noisy statistics (symmetrised, projected to positive semi-definite).
+    """
+
+    name = "ridge"
+
+    def __init__(self, X, y, *, lam=0.05, holdout=None):
+        super().__init__(lam)
+        X, y = check_data(X, y)
+        if (np.abs(y) > 1).any():
+            raise ValueError("y must lie in [-1, 1]")
+        if (np.linalg.norm(X, axis=1) > 1 + 1e-9).any():
+            raise ValueError("rows of X must have l2 norm <= 1 (use normalize_rows)")
+        self.X, self.y = X, y
+        self.n, self.d = X.shape
+        self.noise_dim = self.d * self.d + self.d
+        self.holdout = None if holdout is None else check_data(*holdout, name="holdout X")
+        self.gram = X.T @ X
+        self.cross = X.T @ y
+        self.yy = float(y @ y)
+        self.l2_sensitivity = math.sqrt(8.0)
+        self.l1_sensitivity = 2.0 * self.d + 2.0 * math.sqrt(self.d)
+        self.optimum = np.linalg.solve(self.gram + self.n * self.lam * np.eye(self.d), self.cross)
+        if self.holdout is not None:
+            hX, hy = self.holdout
+            self._holdout_stats = (hX.T @ hX, hX.T @ hy, float(hy @ hy), hX.shape[0])
+
+    def release(self, noise):
+        noise = self._noise(noise)
+        lead = noise.shape[:-1]
+        flat = noise.reshape(-1, self.noise_dim)
+        d = self.d
+        out = np.empty((flat.shape[0], d))
+        ridge = self.n * self.lam * np.eye(d)
+        for start in range(0, flat.shape[0], _CHUNK):
+            block = flat[start:start + _CHUNK]
+            noisy = self.gram + block[:, : d * d].reshape(-1, d, d)
+            noisy = (noisy + np.swapaxes(noisy, 1, 2)) / 2
+            vals, vecs = np.linalg.eigh(noisy)
+            vals = np.maximum(vals, 0.0) + self.n * self.lam
+            rhs = self.cross + block[:, d * d:]
+            proj = np.einsum("kji,kj->ki", vecs, rhs) / vals
+            out[start:start + _CHUNK] = np.einsum("kij,kj->ki", vecs, proj)
+        del ridge
+        return out.reshape((*lead, d))
+
+    def _loss(self, params, *, holdout, clip):
+        flat = params.reshape(-1, self.d)
+        if clip is not None:
+            out = np.empty(flat.shape[0])
+            for start in range(0, flat.shape[0], _CHUNK):
+                block = flat[start:start + _CHUNK]
+                per_example = 0.5 * (self.X @ block.T - self.y[:, None]) ** 2
+                out[start:start + _CHUNK] = np.minimum(per_example, clip).mean(axis=0)
+            out += self.lam / 2 * np.sum(flat * flat, axis=1)
+            return out.reshape(params.shape[:-1])
+        if holdout:
+            if self.holdout is None:
+                raise ValueError("this task has no hold-out data")
+            gram, cross, yy, n = self._holdout_stats
+        else:
+            gram, cross, yy, n = self.gram, self.cross, self.yy, self.n
+        quad = np.einsum("ki,ij,kj->k", flat, gram, flat)
+        out = 0.5 * (quad - 2 * flat @ cross + yy) / n + self.lam / 2 * np.sum(flat * flat, axis=1)
+        return out.reshape(params.shape[:-1])
