@@ -11,7 +11,8 @@ from scipy import optimize
 
 from .base import Task, check_data
 
-_CHUNK = 512  # parameter vectors per matrix product (memory: n * _CHUNK floats)
+_CHUNK = 2048  # parameter vectors per matrix product (memory: n * _CHUNK floats)
+_FAST_CHUNK = 128  # rows of margins per elementwise slice (stays in cache)
 
 
 class LogisticRegressionTask(Task):
@@ -66,32 +67,36 @@ class LogisticRegressionTask(Task):
 
     def batch_loss(self, params, *, holdout=False, clip=None) -> np.ndarray:
         """Fast loss for many parameter vectors (experiments): per-example terms in float32,
-        means accumulated in float64 (relative error below 1e-6), chunks on all cores."""
+        means accumulated in float64 (relative error below 1e-6). Margins come from one BLAS
+        product per block; the elementwise softplus runs on cache-sized slices on all cores."""
         X, y = (self.X, self.y) if not holdout else self._holdout_data()
         params = np.asarray(params, dtype=float)
         flat = params.reshape(-1, self.d)
-        signed = (y[:, None] * X).astype(np.float32)
+        signed_t = np.ascontiguousarray((y[:, None] * X).T, dtype=np.float32)
         out = np.empty(flat.shape[0])
+        workers = os.cpu_count() or 1
 
-        def work(start):
-            block = flat[start:start + _CHUNK]
-            margins = signed @ block.T.astype(np.float32)
-            term = np.abs(margins)
+        def softplus_means(rows, offset):
+            # softplus(-m) = log1p(exp(-|m|)) - min(m, 0)
+            term = np.abs(rows)
             np.negative(term, out=term)
             np.exp(term, out=term)
             np.log1p(term, out=term)
-            term += np.maximum(-margins, 0.0)
+            np.minimum(rows, 0.0, out=rows)
+            term -= rows
             if clip is not None:
                 np.minimum(term, clip, out=term)
-            out[start:start + _CHUNK] = term.mean(axis=0, dtype=np.float64) + self.lam / 2 * np.sum(block * block, 1)
+            out[offset:offset + rows.shape[0]] += term.mean(axis=1, dtype=np.float64)
 
-        starts = range(0, flat.shape[0], _CHUNK)
-        if flat.shape[0] > _CHUNK:
-            with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-                list(pool.map(work, starts))
-        else:
-            for start in starts:
-                work(start)
+        out[:] = self.lam / 2 * np.sum(flat * flat, axis=1)
+        if flat.shape[0] <= _FAST_CHUNK:  # small batches: no pool
+            softplus_means(flat.astype(np.float32) @ signed_t, 0)
+            return out.reshape(params.shape[:-1])
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for start in range(0, flat.shape[0], _CHUNK):
+                margins = flat[start:start + _CHUNK].astype(np.float32) @ signed_t
+                slices = range(0, margins.shape[0], _FAST_CHUNK)
+                list(pool.map(lambda i, m=margins, s=start: softplus_means(m[i:i + _FAST_CHUNK], s + i), slices))
         return out.reshape(params.shape[:-1])
 
     def _holdout_data(self):
