@@ -1,4 +1,5 @@
 import csv
+import re
 
 from dashboard.experiments_cli import main
 
@@ -12,5 +13,6 @@ def test_cli_writes_csv_and_html(tmp_path, capsys):
     assert summary[0].startswith("mechanism,rule")
     assert any(line.startswith("bm,RAT") for line in summary)
     html = (tmp_path / "mean_figure.html").read_text()
-    assert "<html" in html.lower() and "Bokeh" in html and "https://cdn" not in html
+    assert "<html" in html.lower() and "Bokeh" in html
+    assert not re.search(r"<(script|link)[^>]+(src|href)=\"https?://", html)  # self-contained
     assert "wrote" in capsys.readouterr().out
