@@ -1,0 +1,58 @@
+"""UI-free state of the lab: typed, bounded, documented parameters (no Panel import)."""
+
+from __future__ import annotations
+
+import param
+
+DEFAULTS = {
+    "epsilon": 1.0,
+    "delta": 1e-6,
+    "rho": 1.0,
+    "target": 2.0,
+    "sensitivity": 1.0,
+    "dim": 1,
+    "seed": 0,
+    "arete_source": "lemma3",
+    "alpha": 0.0756,
+    "theta": 0.63,
+    "lam": 0.0545,
+}
+
+
+class Settings(param.Parameterized):
+    """The shared settings every view reads; one instance per browser session."""
+
+    epsilon = param.Number(DEFAULTS["epsilon"], bounds=(0.05, 50.0),
+                           doc="Privacy level epsilon: the rewind releases from epsilon/10 up to epsilon; the noise "
+                               "view calibrates Laplace and Staircase to it.")
+    delta = param.Number(DEFAULTS["delta"], bounds=(1e-12, 0.5),
+                         doc="Failure probability delta of the time-uniform privacy boundary.")
+    rho = param.Number(DEFAULTS["rho"], bounds=(1e-4, 1e4),
+                       doc="Mixture-boundary parameter rho: the time scale where psi_M is tightest.")
+    target = param.Number(DEFAULTS["target"], bounds=(0.01, 100.0),
+                          doc="Target error ||release - f(x)||: the analyst stops rewinding once a release is this close.")
+    sensitivity = param.Number(DEFAULTS["sensitivity"], bounds=(0.1, 10.0),
+                               doc="Sensitivity of f: how far one person's data can move f(x).")
+    dim = param.Selector(default=DEFAULTS["dim"], objects=[1, 2], doc="Dimension d of f(x): a line or the plane.")
+    seed = param.Integer(DEFAULTS["seed"], bounds=(0, 2**31 - 1),
+                         doc="Random seed: the same seed reproduces every draw exactly.")
+    arete_source = param.Selector(default=DEFAULTS["arete_source"], objects=["lemma3", "local-search", "manual"],
+                                  doc="Arete parameters: paper B's Lemma 3, the authors' local-search sets "
+                                      "(nearest of eps = 6, 7, 8), or manual alpha/theta/lam.")
+    alpha = param.Number(DEFAULTS["alpha"], bounds=(1e-4, 1.0), doc="Arete Gamma shape alpha (manual).")
+    theta = param.Number(DEFAULTS["theta"], bounds=(1e-3, 10.0), doc="Arete Gamma scale theta (manual).")
+    lam = param.Number(DEFAULTS["lam"], bounds=(1e-3, 10.0), doc="Arete Laplace scale lambda (manual).")
+    committed = param.Event(doc="Fired when a drag ends or a discrete setting changes: heavy views refresh.")
+
+    @param.depends("dim", "seed", watch=True)
+    def _commit_discrete(self):
+        """Discrete settings have no drag: every change is final."""
+        self.param.trigger("committed")
+
+    def reset(self):
+        """Back to the defaults (one batched update, then one commit)."""
+        self.param.update(**DEFAULTS)
+        self.param.trigger("committed")
+
+    def as_query(self) -> dict:
+        return {name: getattr(self, name) for name in DEFAULTS}

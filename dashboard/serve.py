@@ -1,0 +1,36 @@
+"""Serve the lab: ``python -m dashboard.serve [--port 5006] [--address 127.0.0.1] [--allow-websocket-origin HOST]``."""
+
+from __future__ import annotations
+
+import argparse
+
+import panel as pn
+
+from .app import ASSETS, TITLE, create_app
+
+
+def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=False):
+    pn.extension("katex", notifications=False)
+    origins = list(origins or [])
+    if not origins:
+        origins = [f"localhost:{port}", f"127.0.0.1:{port}"]
+        if address not in ("127.0.0.1", "localhost"):
+            origins.append(f"{address}:{port}")
+    return pn.serve({"/": create_app}, port=port, address=address, websocket_origin=origins, show=show,
+                    static_dirs={"assets": str(ASSETS)}, title=TITLE, threaded=threaded)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Serve the noiselab app (offline; http://localhost:5006 by default).")
+    parser.add_argument("--port", type=int, default=5006)
+    parser.add_argument("--address", default="127.0.0.1", help="interface to bind (default 127.0.0.1 only)")
+    parser.add_argument("--allow-websocket-origin", action="append", dest="origins", default=None,
+                        help="host[:port] allowed to open the websocket (repeatable)")
+    parser.add_argument("--show", action="store_true", help="open a browser tab")
+    args = parser.parse_args(argv)
+    print(f"noiselab: serving on http://{args.address}:{args.port}/ (Ctrl+C to stop)", flush=True)
+    serve(args.port, args.address, args.origins, args.show)
+
+
+if __name__ == "__main__":
+    main()

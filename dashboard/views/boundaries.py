@@ -1,0 +1,142 @@
+"""Privacy boundaries: psi_M and psi_L against time, their inverses, and simulated losses."""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, Span
+
+from noisecore import MixtureBoundary
+from noisecore.demos import boundary_curves, crossing_study
+
+from .base import PALETTE, BaseView, finite, fmt, new_figure
+
+SHOWN_PATHS = 25
+
+
+class BoundaryView(BaseView):
+    title = "Privacy boundaries"
+    explanation = (
+        "The realized privacy loss of the Brownian mechanism is a Brownian motion in disguise. A delta-privacy "
+        "boundary psi(t) stays above it at all times at once, with probability 1 - delta: releasing at time t "
+        "costs psi(t) ex post, whenever the analyst decides to stop."
+    )
+    formula = (r"$$\psi_M(t) = \frac{\Delta^2}{2t} + \frac{\Delta}{t}\sqrt{2(t+\rho)\log\!\Big(\frac{1}{\delta}"
+               r"\sqrt{\tfrac{t+\rho}{\rho}}\Big)},\qquad \psi_L(t) = \frac{\Delta}{t}\Big(\frac{\Delta}{2} + b\Big)"
+               r" + \Delta a,\ 2ab = \log\tfrac{1}{\delta}$$")
+    notice = (
+        "the linear boundary tuned at epsilon needs the least variance right there but has a floor; the mixture "
+        "boundary is good over a wide range. Both need more variance than a single Gaussian release: that gap is "
+        "the price of stopping whenever you like."
+    )
+    filename = "privacy_boundaries.csv"
+
+    def __init__(self, settings, **params):
+        super().__init__(settings, **params)
+        self.curves = None
+        self.study = None
+        self.src_psi = ColumnDataSource({"t": [], "mixture": [], "linear": []}, name="boundary-psi")
+        self.src_inv = ColumnDataSource({"eps": [], "mixture": [], "gaussian": []})
+        self.src_inv_lin = ColumnDataSource({"eps": [], "linear": []})
+        self.src_marks = ColumnDataSource({"t": [], "eps": [], "name": []})
+        self.src_paths = ColumnDataSource({"xs": [], "ys": []})
+        self.src_bound = ColumnDataSource({"t": [], "psi": []})
+
+        self.fig_psi = new_figure("boundaries against time", x_axis_type="log", y_axis_type="log",
+                                  x_axis_label="noise variance t", y_axis_label="ex-post epsilon psi(t)")
+        self.fig_psi.line("t", "mixture", source=self.src_psi, color=PALETTE["mixture"], line_width=2,
+                          legend_label="mixture psi_M (rho)")
+        self.fig_psi.line("t", "linear", source=self.src_psi, color=PALETTE["linear"], line_width=2,
+                          legend_label="linear psi_L (tuned at epsilon)")
+        self.fig_psi.scatter("t", "eps", source=self.src_marks, size=10, color="black", legend_label="T(epsilon)")
+        self.eps_span = Span(location=settings.epsilon, dimension="width", line_dash="dashed", line_color="gray")
+        self.fig_psi.add_layout(self.eps_span)
+
+        self.fig_inv = new_figure("variance each target epsilon needs", x_axis_type="log", y_axis_type="log",
+                                  x_axis_label="target epsilon", y_axis_label="noise variance")
+        self.fig_inv.line("eps", "mixture", source=self.src_inv, color=PALETTE["mixture"], line_width=2,
+                          legend_label="mixture")
+        self.fig_inv.line("eps", "linear", source=self.src_inv_lin, color=PALETTE["linear"], line_width=2,
+                          legend_label="linear")
+        self.fig_inv.line("eps", "gaussian", source=self.src_inv, color=PALETTE["gaussian"], line_width=2,
+                          line_dash="dashed", legend_label="one-shot Gaussian")
+        self.inv_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed", line_color="gray")
+        self.fig_inv.add_layout(self.inv_span)
+
+        self.fig_paths = new_figure("simulated realized losses against the mixture boundary", x_axis_type="log",
+                                    x_axis_label="noise variance t", y_axis_label="privacy loss")
+        self.fig_paths.multi_line("xs", "ys", source=self.src_paths, color="#bbbbbb", line_alpha=0.7)
+        self.fig_paths.line("t", "psi", source=self.src_bound, color=PALETTE["mixture"], line_width=3,
+                            legend_label="psi_M")
+        self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
+
+        settings.param.watch(self._on_cheap, ["epsilon", "delta", "rho", "sensitivity"])
+        settings.param.watch(self._on_heavy, ["committed"])
+        self.guarded(self.update_curves)
+        self.guarded(self.update_study)
+
+    def _on_cheap(self, *_events):
+        self.guarded(self.update_curves)
+
+    def _on_heavy(self, *_events):
+        self.guarded(self.update_study)
+
+    def update_curves(self):
+        s = self.settings
+        c = boundary_curves(s.epsilon, s.delta, s.rho, s.sensitivity)
+        with pn.io.hold():
+            self.curves = c
+            self.src_psi.data = {"t": c.t, "mixture": c.mixture, "linear": c.linear}
+            self.src_inv.data = {"eps": c.epsilons, "mixture": c.mixture_time, "gaussian": c.gaussian_time}
+            eps_lin, lin = finite(c.epsilons, c.linear_time)
+            self.src_inv_lin.data = {"eps": eps_lin, "linear": lin}
+            marks = c.time_at_epsilon
+            self.src_marks.data = {"t": [marks["mixture"], marks["linear"]], "eps": [s.epsilon, s.epsilon],
+                                   "name": ["mixture", "linear"]}
+            self.eps_span.location = s.epsilon
+            self.inv_span.location = s.epsilon
+            gauss = marks["gaussian"]
+            self.readout.object = (
+                f"At epsilon = {fmt(s.epsilon, 3)}, delta = {fmt(s.delta, 2)}: the mixture boundary (rho = "
+                f"{fmt(s.rho, 3)}) needs variance **{fmt(marks['mixture'])}**, the linear boundary tuned there "
+                f"**{fmt(marks['linear'])}** (floor {fmt(c.linear_floor, 3)}), a single Gaussian release "
+                f"{fmt(gauss)}: time-uniformity costs x{fmt(marks['linear'] / gauss, 3)} (linear) and "
+                f"x{fmt(marks['mixture'] / gauss, 3)} (mixture)."
+            )
+
+    def update_study(self):
+        s = self.settings
+        boundary = MixtureBoundary(s.delta, s.rho, s.sensitivity)
+        t_star = float(boundary.time_for(s.epsilon))
+        t = np.geomspace(t_star / 30, t_star * 30, 300)
+        study = crossing_study(boundary, t, paths=2000, shown=SHOWN_PATHS, seed=s.seed)
+        top = float(study.boundary[0]) * 1.2
+        with pn.io.hold():
+            self.study = study
+            self.src_paths.data = {"xs": [t] * len(study.losses), "ys": [np.clip(row, -top, top) for row in study.losses]}
+            self.src_bound.data = {"t": t, "psi": study.boundary}
+            crossed = round(study.frequency * study.paths)
+            self.study_readout.object = (
+                f"{crossed} of {study.paths} simulated paths cross the boundary on this window "
+                f"(frequency {fmt(study.frequency, 3)}; the guarantee: at most delta = {fmt(s.delta, 2)}, "
+                f"over all times). Try delta = 0.05 to see crossings."
+            )
+
+    def csv_rows(self):
+        c = self.curves
+        header = ["t", "psi_mixture", "psi_linear", "epsilon", "variance_mixture", "variance_linear",
+                  "variance_gaussian"]
+        rows = [[float(c.t[i]), float(c.mixture[i]), float(c.linear[i]), float(c.epsilons[i]),
+                 float(c.mixture_time[i]), None if not np.isfinite(c.linear_time[i]) else float(c.linear_time[i]),
+                 float(c.gaussian_time[i])] for i in range(len(c.t))]
+        return header, rows
+
+    def __panel__(self):
+        return pn.Column(
+            self.header, self.alert, self.download,
+            pn.Row(self.fig_psi, self.fig_inv, sizing_mode="stretch_width"),
+            self.readout,
+            self.fig_paths, self.study_readout,
+            sizing_mode="stretch_width",
+        )

@@ -1,0 +1,153 @@
+"""Tier 2: models and views in plain pytest, asserted on the Bokeh data sources."""
+
+import itertools
+import math
+
+import numpy as np
+import param
+import pytest
+from bokeh.models import ColumnDataSource
+
+from dashboard.app import NoiseLab, create_app
+from dashboard.models import DEFAULTS, Settings
+from dashboard.widgets import LogSlider
+
+
+@pytest.fixture(scope="module")
+def lab():
+    return NoiseLab()
+
+
+def sources(view):
+    return [v for v in vars(view).values() if isinstance(v, ColumnDataSource)] + [
+        s for v in vars(view).values() if isinstance(v, dict) for s in v.values() if isinstance(s, ColumnDataSource)
+    ]
+
+
+def assert_clean(view):
+    assert not view.alert.visible, view.alert.object
+    filled = 0
+    for src in sources(view):
+        for column, values in src.data.items():
+            if len(values) and not isinstance(values[0], (list, np.ndarray, str)):
+                arr = np.asarray(values, dtype=float)
+                assert np.all(np.isfinite(arr)), (view.title, column)
+                filled += 1
+    assert filled >= 3, view.title
+
+
+def test_all_views_render_clean(lab):
+    for view in lab.views:
+        assert_clean(view)
+        assert "nan" not in view.readout.object.lower() if hasattr(view, "readout") else True
+
+
+def test_epsilon_moves_the_boundary_curves():
+    lab = NoiseLab()
+    before = np.array(lab.boundaries.src_psi.data["linear"])
+    lab.settings.epsilon = 3.0
+    after = np.array(lab.boundaries.src_psi.data["linear"])
+    assert not np.allclose(before, after)
+    marks = lab.boundaries.src_marks.data
+    assert marks["eps"] == [3.0, 3.0]
+
+
+def test_rewind_follows_settings_and_frames():
+    lab = NoiseLab()
+    view = lab.rewind
+    path_before = np.array(view.src_path.data["x"])
+    lab.settings.seed = 7
+    assert not np.allclose(path_before, view.src_path.data["x"])
+    first = dict(view.src_now.data)
+    view.player.value = 60
+    assert view.src_now.data["t"][0] < first["t"][0]
+    assert view.src_now.data["t"][0] == pytest.approx(view.scenario.frame_times[60])
+    lab.settings.dim = 2
+    assert view.pane_plane.visible and not view.pane_line.visible
+    assert np.any(np.array(view.src_path.data["y"]) != 0)
+
+
+def test_heavy_views_refresh_on_commit_only():
+    lab = NoiseLab()
+    study_before = lab.rat.study
+    lab.settings.target = 3.0  # a drag: the run follows, the study waits
+    assert lab.rat.study is study_before
+    lab.settings.param.trigger("committed")
+    assert lab.rat.study is not study_before
+
+
+def test_noise_view_arete_sources():
+    lab = NoiseLab()
+    s = lab.settings
+    s.param.update(epsilon=6.0)
+    s.arete_source = "local-search"
+    assert lab.noise.comparison.certified["Arete"] == pytest.approx(5.99966, abs=5e-6)
+    assert "certified" in lab.noise.table.object
+    s.arete_source = "manual"
+    assert lab.noise.manual.visible
+    s.alpha = 0.5
+    assert lab.noise.comparison.arete.alpha == 0.5
+    profile = lab.noise.src_profile["Staircase"].data["loss"]
+    assert profile[4] == pytest.approx(6.0)  # distance 1: exactly epsilon
+
+
+def test_log_slider_two_way():
+    settings = Settings()
+    slider = LogSlider(settings, "rho", "rho")
+    commits = []
+    settings.param.watch(lambda e: commits.append(e), "committed")
+    slider.slider.value = 2.0
+    assert settings.rho == pytest.approx(100.0)
+    assert not commits
+    with param.edit_constant(slider.slider):  # as the browser does on release
+        slider.slider.value_throttled = 2.0
+    assert len(commits) == 1
+    settings.rho = 0.01
+    assert slider.slider.value == pytest.approx(-2.0)
+
+
+def test_reset_restores_defaults():
+    lab = NoiseLab()
+    lab.settings.param.update(epsilon=10.0, seed=3, dim=2)
+    lab.settings.reset()
+    assert lab.settings.as_query() == DEFAULTS
+
+
+def test_csv_exports():
+    lab = NoiseLab()
+    for view in lab.views:
+        text = view.csv_text()
+        lines = text.strip().splitlines()
+        assert len(lines) > 5
+        width = len(lines[0].split(","))
+        assert all(len(line.split(",")) == width for line in lines)
+        assert "nan" not in text.lower()
+
+
+def test_two_sessions_are_independent():
+    first, second = create_app(), create_app()
+    assert first.lab.settings is not second.lab.settings
+    first.lab.settings.epsilon = 7.0
+    first.lab.settings.param.trigger("committed")
+    assert second.lab.settings.epsilon == DEFAULTS["epsilon"]
+    assert not np.allclose(first.lab.boundaries.src_psi.data["linear"], second.lab.boundaries.src_psi.data["linear"])
+
+
+CORNERS = {
+    "epsilon": (0.05, 50.0),
+    "delta": (1e-12, 0.5),
+    "rho": (1e-4, 1e4),
+    "target": (0.01, 100.0),
+    "sensitivity": (0.1, 10.0),
+}
+
+
+def test_slider_corner_sweep():
+    """Every combination of extreme slider positions renders every view without error or NaN."""
+    lab = NoiseLab()
+    for values in itertools.product(*CORNERS.values()):
+        lab.settings.param.update(dict(zip(CORNERS, values, strict=True)))
+        lab.settings.dim = 2 if math.prod(values) > 1 else 1
+        lab.settings.param.trigger("committed")
+        for view in lab.views:
+            assert_clean(view)
