@@ -30,7 +30,8 @@ class Settings(param.Parameterized):
     rho = param.Number(DEFAULTS["rho"], bounds=(1e-4, 1e4),
                        doc="Mixture-boundary parameter rho: the time scale where psi_M is tightest.")
     target = param.Number(DEFAULTS["target"], bounds=(0.01, 100.0),
-                          doc="Target error ||release - f(x)||: the analyst stops rewinding once a release is this close.")
+                          doc="Target error ||release - f(x)||: the analyst stops rewinding once a release is "
+                              "this close.")
     sensitivity = param.Number(DEFAULTS["sensitivity"], bounds=(0.1, 10.0),
                                doc="Sensitivity of f: how far one person's data can move f(x).")
     dim = param.Selector(default=DEFAULTS["dim"], objects=[1, 2], doc="Dimension d of f(x): a line or the plane.")

@@ -54,7 +54,8 @@ def controls(settings: Settings) -> pn.Column:
         LogSlider(settings, "target", "target error"),
         LogSlider(settings, "sensitivity", "sensitivity"),
     ]
-    dim = pn.widgets.RadioButtonGroup.from_param(settings.param.dim, label="dimension d", options={"d = 1": 1, "d = 2": 2})
+    dim = pn.widgets.RadioButtonGroup.from_param(settings.param.dim, label="dimension d",
+                                                 options={"d = 1": 1, "d = 2": 2})
     seed = pn.widgets.IntInput.from_param(settings.param.seed, label="seed", description=settings.param.seed.doc)
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     reset.on_click(lambda _event: settings.reset())

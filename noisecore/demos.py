@@ -245,7 +245,7 @@ def _rat_inputs(scenario: RewindScenario, rounds: int):
 
 def rat_run(scenario: RewindScenario, *, target, sensitivity=1.0, rounds=20, at_epsilon=0.5, seed=0) -> RatRun:
     """One RAT run checking the rewind's releases: utility -||release - f(x)|| (sensitivity D)."""
-    idx, eps, utility = _rat_inputs(scenario, rounds)
+    _, eps, utility = _rat_inputs(scenario, rounds)
     rng = np.random.default_rng(seed)
     eps_max = float(eps[-1])
     grid = np.unique(np.r_[2 * sensitivity / eps, 2 * sensitivity / eps_max])

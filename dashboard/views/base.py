@@ -83,7 +83,8 @@ class BaseView(pn.viewable.Viewer):
         out = io.StringIO()
         out.write(",".join(header) + "\n")
         for row in rows:
-            out.write(",".join("" if v is None else f"{v:.10g}" if isinstance(v, float) else str(v) for v in row) + "\n")
+            cells = ("" if v is None else f"{v:.10g}" if isinstance(v, float) else str(v) for v in row)
+            out.write(",".join(cells) + "\n")
         return out.getvalue()
 
     def _csv_file(self):

@@ -114,7 +114,8 @@ class BoundaryView(BaseView):
         top = float(study.boundary[0]) * 1.2
         with pn.io.hold():
             self.study = study
-            self.src_paths.data = {"xs": [t] * len(study.losses), "ys": [np.clip(row, -top, top) for row in study.losses]}
+            clipped = [np.clip(row, -top, top) for row in study.losses]
+            self.src_paths.data = {"xs": [t] * len(study.losses), "ys": clipped}
             self.src_bound.data = {"t": t, "psi": study.boundary}
             crossed = round(study.frequency * study.paths)
             self.study_readout.object = (

@@ -54,7 +54,8 @@ class RewindView(BaseView):
 
         self.fig_plane = new_figure("the walk in the plane: releases close in on f(x)", x_axis_label="coordinate 1",
                                     y_axis_label="coordinate 2", match_aspect=True)
-        self.fig_plane.line("x", "y", source=self.src_path, color="#9ecae1", line_width=1.5, legend_label="latent walk")
+        self.fig_plane.line("x", "y", source=self.src_path, color="#9ecae1", line_width=1.5,
+                            legend_label="latent walk")
         self.fig_plane.line("x", "y", source=self.src_target, color="#2ca02c", line_dash="dotted",
                             legend_label="target error")
         self.fig_plane.scatter([0.0], [0.0], marker="cross", size=16, line_width=3, color="black", legend_label="f(x)")
