@@ -71,8 +71,8 @@ class RewindView(BaseView):
         self.fig_privacy.line("n", "loss", source=self.src_series, color="#ff7f0e", line_width=2,
                               legend_label="realized loss, worst neighbour")
         self.fig_privacy.legend.location = "top_left"
-        self.fig_error = new_figure("error of each release", x_axis_label="release n", y_axis_label="||release - f(x)||",
-                                    height=240)
+        self.fig_error = new_figure("error of each release", x_axis_label="release n",
+                                    y_axis_label="||release - f(x)||", height=240)
         self.fig_error.line("n", "error", source=self.src_series, color="#d62728", line_width=2)
         self.target_line = Span(location=settings.target, dimension="width", line_color="#2ca02c", line_dash="dashed")
         self.fig_error.add_layout(self.target_line)
