@@ -59,5 +59,5 @@ def controls(settings: Settings) -> pn.Column:
     seed = pn.widgets.IntInput.from_param(settings.param.seed, label="seed", description=settings.param.seed.doc)
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     reset.on_click(lambda _event: settings.reset())
-    return pn.Column(*sliders, pn.Row(pn.pane.Markdown("**d**", margin=(12, 5)), dim), seed, reset,
+    return pn.Column(*sliders, pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10)), dim, seed, reset,
                      sizing_mode="stretch_width")

@@ -113,8 +113,9 @@ class RewindView(BaseView):
             k = scenario.stop_frame
             self.src_stop.data = ({"t": [scenario.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0
                                   else {"t": [], "x": [], "y": []})
-            self.pane_line.visible = s.dim == 1
-            self.pane_plane.visible = s.dim == 2
+            for pane, fig, shown in ((self.pane_line, self.fig_line, s.dim == 1),
+                                     (self.pane_plane, self.fig_plane, s.dim == 2)):
+                pane.visible = fig.visible = shown
             self._show_frame(self.player.value)
 
     def _on_frame(self, event):
