@@ -47,6 +47,12 @@ class NoiseLab(pn.viewable.Viewer):
             ("RAT stopping", self.rat),
             dynamic=False, sizing_mode="stretch_width",
         )
+        self._activate(0)
+        self.tabs.param.watch(lambda event: self._activate(event.new), "active")
+
+    def _activate(self, index):
+        for i, view in enumerate(self.views):
+            view.set_active(i == index)
 
     @property
     def views(self):

@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
 
 import panel as pn
+from tornado.iostream import StreamClosedError
+from tornado.websocket import WebSocketClosedError
 
 from .app import ASSETS, TITLE, create_app
+
+log = logging.getLogger("noiselab")
+
+
+def _quiet_closed_sockets(loop, context):
+    """A browser tab closed mid-animation leaves writes to a dead websocket: expected, not an error."""
+    if isinstance(context.get("exception"), (WebSocketClosedError, StreamClosedError)):
+        log.debug("dropped a message for a closed session")
+        return
+    loop.default_exception_handler(context)
 
 
 def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=False):
     pn.extension("katex", notifications=False)
+    if not threaded:
+        asyncio.set_event_loop(loop := asyncio.new_event_loop())
+        loop.set_exception_handler(_quiet_closed_sockets)
     origins = list(origins or [])
     if not origins:
         origins = [f"localhost:{port}", f"127.0.0.1:{port}"]

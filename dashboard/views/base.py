@@ -52,6 +52,8 @@ class BaseView(pn.viewable.Viewer):
     def __init__(self, settings: Settings, **params):
         super().__init__(**params)
         self.settings = settings
+        self.active = True
+        self._pending = {}
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.download = pn.widgets.FileDownload(callback=self._csv_file, filename=self.filename, label="Download CSV",
                                                 variant="outline", width=160)
@@ -61,6 +63,22 @@ class BaseView(pn.viewable.Viewer):
             pn.pane.Markdown(f"**What to notice:** {self.notice}", sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
+
+    def schedule(self, func):
+        """Run an update now if the view is on screen, else when it next becomes active."""
+        if self.active:
+            self.guarded(func)
+        else:
+            self._pending[func.__name__] = func
+
+    def set_active(self, active: bool):
+        """Views in hidden tabs defer their updates (the browser then redraws only what is seen)."""
+        self.active = active
+        if active and self._pending:
+            pending, self._pending = list(self._pending.values()), {}
+            with pn.io.hold():
+                for func in pending:
+                    self.guarded(func)
 
     def guarded(self, func, *args):
         """Run an update; on failure show a plain message and keep the last good plots."""

@@ -77,10 +77,10 @@ class BoundaryView(BaseView):
         self.guarded(self.update_study)
 
     def _on_cheap(self, *_events):
-        self.guarded(self.update_curves)
+        self.schedule(self.update_curves)
 
     def _on_heavy(self, *_events):
-        self.guarded(self.update_study)
+        self.schedule(self.update_study)
 
     def update_curves(self):
         s = self.settings

@@ -92,10 +92,10 @@ class NoiseView(BaseView):
             self.err_span.location = self.settings.epsilon
             return
         if self._key() != self._last_key:
-            self.guarded(self.update)
+            self.schedule(self.update)
 
     def _on_sensitivity(self, *_events):
-        self.guarded(self.update_error_curves)
+        self.schedule(self.update_error_curves)
 
     def update(self):
         s = self.settings
@@ -114,7 +114,7 @@ class NoiseView(BaseView):
             self.err_span.location = s.epsilon
             a = c.arete
             rows = "\n".join(
-                f"| {name} | {fmt(c.mean_abs[name])} | {fmt(c.variance[name])} | {fmt(c.certified[name], 5)} |"
+                f"| {name} | {fmt(c.mean_abs[name])} | {fmt(c.variance[name])} | {fmt(c.certified[name], 6)} |"
                 for name in NAMES
             )
             self.table.object = (

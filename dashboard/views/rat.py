@@ -70,10 +70,10 @@ class RatView(BaseView):
         self.guarded(self.update_study)
 
     def _on_run(self, *_events):
-        self.guarded(self.update_run)
+        self.schedule(self.update_run)
 
     def _on_study(self, *_events):
-        self.guarded(self.update_study)
+        self.schedule(self.update_study)
 
     def update_run(self):
         s = self.settings

@@ -89,7 +89,7 @@ class RewindView(BaseView):
         self.guarded(self.recompute)
 
     def _on_settings(self, *_events):
-        self.guarded(self.recompute)
+        self.schedule(self.recompute)
 
     def recompute(self):
         s = self.settings
@@ -115,7 +115,8 @@ class RewindView(BaseView):
                                   else {"t": [], "x": [], "y": []})
             for pane, fig, shown in ((self.pane_line, self.fig_line, s.dim == 1),
                                      (self.pane_plane, self.fig_plane, s.dim == 2)):
-                pane.visible = fig.visible = shown
+                fig.visible = shown
+                pane.visible = shown
             self._show_frame(self.player.value)
 
     def _on_frame(self, event):

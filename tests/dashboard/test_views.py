@@ -36,14 +36,20 @@ def assert_clean(view):
     assert filled >= 3, view.title
 
 
+def show(lab, view):
+    lab.tabs.active = lab.views.index(view)
+
+
 def test_all_views_render_clean(lab):
     for view in lab.views:
+        show(lab, view)
         assert_clean(view)
         assert "nan" not in view.readout.object.lower() if hasattr(view, "readout") else True
 
 
 def test_epsilon_moves_the_boundary_curves():
     lab = NoiseLab()
+    show(lab, lab.boundaries)
     before = np.array(lab.boundaries.src_psi.data["linear"])
     lab.settings.epsilon = 3.0
     after = np.array(lab.boundaries.src_psi.data["linear"])
@@ -69,6 +75,7 @@ def test_rewind_follows_settings_and_frames():
 
 def test_heavy_views_refresh_on_commit_only():
     lab = NoiseLab()
+    show(lab, lab.rat)
     study_before = lab.rat.study
     lab.settings.target = 3.0  # a drag: the run follows, the study waits
     assert lab.rat.study is study_before
@@ -78,6 +85,7 @@ def test_heavy_views_refresh_on_commit_only():
 
 def test_noise_view_arete_sources():
     lab = NoiseLab()
+    show(lab, lab.noise)
     s = lab.settings
     s.param.update(epsilon=6.0)
     s.arete_source = "local-search"
@@ -126,6 +134,8 @@ def test_csv_exports():
 
 def test_two_sessions_are_independent():
     first, second = create_app(), create_app()
+    for app in (first, second):
+        show(app.lab, app.lab.boundaries)
     assert first.lab.settings is not second.lab.settings
     first.lab.settings.epsilon = 7.0
     first.lab.settings.param.trigger("committed")
@@ -150,4 +160,15 @@ def test_slider_corner_sweep():
         lab.settings.dim = 2 if math.prod(values) > 1 else 1
         lab.settings.param.trigger("committed")
         for view in lab.views:
+            show(lab, view)
             assert_clean(view)
+
+
+def test_hidden_views_catch_up_when_shown():
+    lab = NoiseLab()
+    before = np.array(lab.boundaries.src_psi.data["linear"])
+    lab.settings.epsilon = 4.0
+    np.testing.assert_array_equal(lab.boundaries.src_psi.data["linear"], before)  # hidden: deferred
+    show(lab, lab.boundaries)
+    assert not np.allclose(lab.boundaries.src_psi.data["linear"], before)
+    assert lab.boundaries.src_marks.data["eps"] == [4.0, 4.0]

@@ -2,7 +2,7 @@ import urllib.request
 
 import pytest
 
-from tests.ui.conftest import bokeh_value, wait_for_app
+from tests.ui.conftest import bokeh_value, show_tab, wait_for_app
 
 pytestmark = pytest.mark.ui
 
@@ -27,6 +27,7 @@ def test_dragging_epsilon_redraws_the_boundaries(watched_page, server_url):
     page = watched_page
     page.goto(server_url)
     wait_for_app(page)
+    show_tab(page, "Privacy boundaries")
     before = bokeh_value(page, "boundary-psi", "linear", 0)
     handle = page.locator(".noUi-handle").first
     handle.focus()
@@ -61,12 +62,15 @@ def test_url_holds_the_settings(watched_page, server_url):
     link = server_url + "?eps=3&seed=4"
     page.goto(link)
     wait_for_app(page)
+    show_tab(page, "Privacy boundaries")
     from_link = bokeh_value(page, "boundary-psi", "linear", 0)
     page.goto(link)
     wait_for_app(page)
+    show_tab(page, "Privacy boundaries")
     assert bokeh_value(page, "boundary-psi", "linear", 0) == from_link  # the link reproduces the view
     page.goto(server_url)
     wait_for_app(page)
+    show_tab(page, "Privacy boundaries")
     assert bokeh_value(page, "boundary-psi", "linear", 0) != from_link  # and it did set epsilon
     assert page.problems == []
 
@@ -77,6 +81,7 @@ def test_sessions_are_independent_and_disconnect_is_harmless(browser, server_url
     for page in (first, second):
         page.goto(server_url)
         wait_for_app(page)
+        show_tab(page, "Privacy boundaries")
     base = bokeh_value(second, "boundary-psi", "linear", 0)
     handle = first.locator(".noUi-handle").first
     handle.focus()
@@ -87,6 +92,7 @@ def test_sessions_are_independent_and_disconnect_is_harmless(browser, server_url
         timeout=10_000,
     )
     assert bokeh_value(second, "boundary-psi", "linear", 0) == base
+    show_tab(first, "Brownian rewind")
     first.locator("button.play").first.click()
     first.wait_for_timeout(300)
     first.close()  # disconnect mid-animation
