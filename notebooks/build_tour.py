@@ -41,7 +41,9 @@ cells = [
         "Laplace, Staircase and Arete at the same epsilon. Choose the authors' local-search Arete at "
         "epsilon = 6: its certified epsilon is 5.99966."
     ),
-    nbf.v4.new_code_cell('settings.param.update(epsilon=6.0, arete_source="local-search")\nnoise = NoiseView(settings)\nnoise'),
+    nbf.v4.new_code_cell(
+        'settings.param.update(epsilon=6.0, arete_source="local-search")\nnoise = NoiseView(settings)\nnoise'
+    ),
     nbf.v4.new_code_cell("print(noise.table.object)"),
     nbf.v4.new_markdown_cell(
         "## 4. ReducedAboveThreshold\n"
