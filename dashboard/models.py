@@ -12,7 +12,7 @@ DEFAULTS = {
     "sensitivity": 1.0,
     "dim": 1,
     "seed": 0,
-    "arete_source": "lemma3",
+    "arete_source": "calibrated",
     "alpha": 0.0756,
     "theta": 0.63,
     "lam": 0.0545,
@@ -37,9 +37,11 @@ class Settings(param.Parameterized):
     dim = param.Selector(default=DEFAULTS["dim"], objects=[1, 2], doc="Dimension d of f(x): a line or the plane.")
     seed = param.Integer(DEFAULTS["seed"], bounds=(0, 2**31 - 1),
                          doc="Random seed: the same seed reproduces every draw exactly.")
-    arete_source = param.Selector(default=DEFAULTS["arete_source"], objects=["lemma3", "local-search", "manual"],
-                                  doc="Arete parameters: paper B's Lemma 3, the authors' local-search sets "
-                                      "(nearest of eps = 6, 7, 8), or manual alpha/theta/lam.")
+    arete_source = param.Selector(default=DEFAULTS["arete_source"],
+                                  objects=["calibrated", "lemma3", "local-search", "manual"],
+                                  doc="Arete parameters: calibrated (least E|Z| with certified epsilon), paper B's "
+                                      "Lemma 3, the authors' local-search sets (nearest of eps = 6, 7, 8), or manual "
+                                      "alpha/theta/lam.")
     alpha = param.Number(DEFAULTS["alpha"], bounds=(1e-4, 1.0), doc="Arete Gamma shape alpha (manual).")
     theta = param.Number(DEFAULTS["theta"], bounds=(1e-3, 10.0), doc="Arete Gamma scale theta (manual).")
     lam = param.Number(DEFAULTS["lam"], bounds=(1e-3, 10.0), doc="Arete Laplace scale lambda (manual).")

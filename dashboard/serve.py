@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import traceback
 
 import panel as pn
 from tornado.iostream import StreamClosedError
@@ -23,8 +24,23 @@ def _quiet_closed_sockets(loop, context):
     loop.default_exception_handler(context)
 
 
+class _ClosedBeforeSessionFilter(logging.Filter):
+    """Bokeh asserts when a websocket closes before its session exists (a tab closed or reloaded
+    at once): harmless, the server carries on, so it is not logged as an uncaught exception."""
+
+    def filter(self, record):
+        _, exc, tb = record.exc_info or (None, None, None)
+        if isinstance(exc, AssertionError) and tb is not None:
+            frames = traceback.extract_tb(tb)
+            if any(frame.name == "notify_connection_lost" for frame in frames):
+                log.debug("websocket closed before its session was created")
+                return False
+        return True
+
+
 def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=False):
     pn.extension("katex", notifications=False)
+    logging.getLogger("tornado.application").addFilter(_ClosedBeforeSessionFilter())
     if not threaded:
         asyncio.set_event_loop(loop := asyncio.new_event_loop())
         loop.set_exception_handler(_quiet_closed_sockets)

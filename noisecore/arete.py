@@ -73,6 +73,27 @@ class Arete(NoiseDistribution):
         alpha = math.exp(-epsilon / 4)
         return cls(alpha, 4 * sensitivity / epsilon, alpha)
 
+    @classmethod
+    def calibrated(cls, epsilon, sensitivity=1.0, objective="abs") -> Arete:
+        """The Arete minimising E|Z| ("abs") or the variance ("var") subject to the certified
+        ``privacy_loss(sensitivity) <= epsilon`` (see ``noisecore._arete_calibration``).
+
+        Deterministic. For small epsilon the optimum approaches Laplace(sensitivity/epsilon)
+        (alpha -> 0); it need not beat Laplace there.
+        """
+        from ._arete_calibration import calibrate
+
+        epsilon = positive("epsilon", epsilon)
+        sensitivity = check_sensitivity(sensitivity)
+        if objective not in ("abs", "var"):
+            raise ValueError(f'objective must be "abs" or "var", got {objective!r}')
+
+        def argsup(alpha, theta, lam):
+            return _argsup_log_ratio(AreteKernel(alpha, theta, lam), 1.0)
+
+        alpha, theta, lam = calibrate(epsilon, objective, argsup)
+        return cls(alpha, theta * sensitivity, lam * sensitivity)
+
     @staticmethod
     def lemma3_applies(epsilon, sensitivity=1.0) -> bool:
         """Whether (epsilon, sensitivity) lies in Lemma 3's stated range."""
@@ -147,14 +168,19 @@ class Arete(NoiseDistribution):
 
 
 def _sup_log_ratio(kernel: AreteKernel, d: float) -> float:
-    """sup_t log f(t) - log f(t + d) over all real t (d >= 0).
+    """sup_t log f(t) - log f(t + d) over all real t (d >= 0)."""
+    return _argsup_log_ratio(kernel, d)[0]
+
+
+def _argsup_log_ratio(kernel: AreteKernel, d: float) -> tuple[float, float]:
+    """(supremum, a t attaining it or inf for the tail limit) of log f(t) - log f(t + d).
 
     f is symmetric and decreasing in |t|, so t >= -d/2 suffices. A grid covering the
     scales lam, theta and d is refined around its best points; the limit d/mu of the
     tails (mu = max(theta, lam)) is included, as the supremum may not be attained.
     """
     if d == 0:
-        return 0.0
+        return 0.0, 0.0
     mu = kernel.mu
     reach = 2 * d + 10 * mu
     grids = [
@@ -170,7 +196,8 @@ def _sup_log_ratio(kernel: AreteKernel, d: float) -> float:
         return lp[: len(ts)] - lp[len(ts):]
 
     values = ratio(t)
-    best = float(values.max())
+    best_i = int(np.argmax(values))
+    best, best_t = float(values[best_i]), float(t[best_i])
     order = np.argsort(values)[::-1]
     peaks = [i for i in order[:50] if 0 < i < len(t) - 1 and values[i] >= values[i - 1] and values[i] >= values[i + 1]]
     for i in peaks[:3]:
@@ -179,7 +206,10 @@ def _sup_log_ratio(kernel: AreteKernel, d: float) -> float:
             local = np.linspace(lo, hi, 33)
             vals = ratio(local)
             j = int(np.argmax(vals))
-            best = max(best, float(vals[j]))
+            if vals[j] > best:
+                best, best_t = float(vals[j]), float(local[j])
             step = local[1] - local[0]
             lo, hi = max(local[j] - step, -d / 2), local[j] + step
-    return max(best, d / mu)
+    if d / mu > best:
+        return d / mu, math.inf
+    return best, best_t

@@ -28,12 +28,12 @@ __all__ = [
     "arete_for",
     "boundary_curves",
     "crossing_study",
-    "error_curves",
     "loss_profile",
     "noise_comparison",
     "rat_run",
     "rat_study",
     "rewind_scenario",
+    "tabulated_calibration",
 ]
 
 # Paper B, Figure 4: the authors' local-search sets (alpha, theta, lam) for sensitivity 1.
@@ -145,8 +145,26 @@ def crossing_study(boundary: PrivacyBoundary, t, *, paths=2000, shown=25, seed=0
 
 
 # --- low-privacy noise ----------------------------------------------------------------------
-def arete_for(epsilon, sensitivity=1.0, source="lemma3", alpha=None, theta=None, lam=None) -> Arete:
-    """The Arete to show: Lemma 3's, the nearest local-search set (scaled by the sensitivity), or manual."""
+def tabulated_calibration(epsilon, sensitivity, table) -> tuple[Arete, float]:
+    """The calibrated Arete of the frontier table at the largest tabulated eps' <= epsilon, scaled
+    to the sensitivity: certified eps' <= epsilon, so it is epsilon-DP, at once. Below the table's
+    range it calibrates exactly."""
+    eps = table["epsilon"]
+    below = np.nonzero(eps <= epsilon * (1 + 1e-12))[0]
+    if below.size == 0:
+        return Arete.calibrated(epsilon, sensitivity), float(epsilon)
+    i = below[-1]
+    return (Arete(table["arete_abs_alpha"][i], table["arete_abs_theta"][i] * sensitivity,
+                  table["arete_abs_lam"][i] * sensitivity), float(eps[i]))
+
+
+def arete_for(epsilon, sensitivity=1.0, source="lemma3", alpha=None, theta=None, lam=None, table=None) -> Arete:
+    """The Arete to show: calibrated (from the frontier ``table``), Lemma 3's, the nearest
+    local-search set (scaled by the sensitivity), or manual."""
+    if source == "calibrated":
+        if table is None:
+            return Arete.calibrated(epsilon, sensitivity)
+        return tabulated_calibration(epsilon, sensitivity, table)[0]
     if source == "lemma3":
         return Arete.from_lemma3(epsilon, sensitivity)
     if source == "local-search":
@@ -155,7 +173,7 @@ def arete_for(epsilon, sensitivity=1.0, source="lemma3", alpha=None, theta=None,
         return Arete(a, th * sensitivity, la * sensitivity)
     if source == "manual":
         return Arete(alpha, theta, lam)
-    raise ValueError(f'source must be "lemma3", "local-search" or "manual", got {source!r}')
+    raise ValueError(f'source must be "calibrated", "lemma3", "local-search" or "manual", got {source!r}')
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,10 +187,11 @@ class NoiseComparison:
 
 
 def noise_comparison(epsilon, sensitivity=1.0, source="lemma3", alpha=None, theta=None, lam=None,
-                     points=1201) -> NoiseComparison:
+                     points=1201, table=None, arete=None) -> NoiseComparison:
     lap = Laplace.for_epsilon(epsilon, sensitivity)
     stair = Staircase(epsilon, sensitivity)
-    arete = arete_for(epsilon, sensitivity, source, alpha, theta, lam)
+    if arete is None:
+        arete = arete_for(epsilon, sensitivity, source, alpha, theta, lam, table)
     half = max(6 * sensitivity / epsilon, 3 * sensitivity, 5 * stair.std())
     x = np.linspace(-half, half, points)
     dists = {"Laplace": lap, "Staircase": stair, "Arete": arete}
@@ -214,16 +233,6 @@ def loss_profile(dist, distances) -> np.ndarray:
         ratio = lp[start:len(t) - k] - lp[start + k:]
         out[i] = max(float(ratio.max()), dist_i / mu)
     return out
-
-
-def error_curves(epsilons, sensitivity=1.0):
-    """E|Z| against epsilon: Laplace, Staircase (E|Z|-optimal gamma), Arete from Lemma 3 where it applies."""
-    eps = np.asarray(epsilons, dtype=float)
-    lap = sensitivity / eps
-    stair = np.array([Staircase(e, sensitivity).mean_abs() for e in eps])
-    arete = np.array([Arete.from_lemma3(e, sensitivity).mean_abs() if Arete.lemma3_applies(e, sensitivity) else np.nan
-                      for e in eps])
-    return {"Laplace": lap, "Staircase": stair, "Arete (Lemma 3)": arete}
 
 
 # --- ReducedAboveThreshold ------------------------------------------------------------------

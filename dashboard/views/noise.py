@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
 from noisecore import Arete, Laplace, Staircase
-from noisecore.demos import LOCAL_SEARCH_SETS, error_curves, loss_profile, noise_comparison
+from noisecore import frontier as frontier_table
+from noisecore.demos import LOCAL_SEARCH_SETS, loss_profile, noise_comparison, tabulated_calibration
 
 from .base import PALETTE, BaseView, finite, fmt, new_figure
 
 NAMES = ("Laplace", "Staircase", "Arete")
 DISTANCES = np.linspace(0.0, 4.0, 17)
-ERROR_EPS = np.geomspace(0.5, 40, 60)
+FRONTIER_CSV = Path(__file__).resolve().parents[2] / "assets" / "frontier.csv"
 
 
 class NoiseView(BaseView):
@@ -38,7 +41,10 @@ class NoiseView(BaseView):
         self.src_density = ColumnDataSource({"x": [], **{n: [] for n in NAMES}})
         self.src_log = {n: ColumnDataSource({"x": [], "y": []}) for n in NAMES}
         self.src_profile = {n: ColumnDataSource({"d": [], "loss": []}) for n in NAMES}
-        self.src_error = {n: ColumnDataSource({"eps": [], "err": []}) for n in ("Laplace", "Staircase", "Arete")}
+        self.src_error = {n: ColumnDataSource({"eps": [], "err": []})
+                          for n in ("Laplace", "Staircase", "Arete", "Lemma 3")}
+        self.table_data = frontier_table.read(FRONTIER_CSV)
+        self.exact = None  # an exact calibration for the current (epsilon, sensitivity), on request
         self.src_local = ColumnDataSource({"eps": [], "err": []})
 
         self.fig_density = new_figure("densities", x_axis_label="noise z", y_axis_label="density")
@@ -55,12 +61,14 @@ class NoiseView(BaseView):
             self.fig_profile.line("d", "loss", source=self.src_profile[name], color=PALETTE[name], line_width=2,
                                   legend_label=name)
         self.fig_profile.legend.location = "top_left"
-        self.fig_error = new_figure("expected error E|Z| against epsilon", x_axis_type="log", y_axis_type="log",
-                                    x_axis_label="epsilon", y_axis_label="E|Z|")
-        labels = {"Laplace": "Laplace", "Staircase": "Staircase", "Arete": "Arete, Lemma 3"}
+        self.fig_error = new_figure("the error frontier: E|Z| against epsilon (sensitivity scaled)",
+                                    x_axis_type="log", y_axis_type="log", x_axis_label="epsilon", y_axis_label="E|Z|")
+        labels = {"Laplace": "Laplace", "Staircase": "Staircase", "Arete": "Arete, calibrated (certified)",
+                  "Lemma 3": "Arete, Lemma 3"}
         for name, label in labels.items():
-            self.fig_error.line("eps", "err", source=self.src_error[name], color=PALETTE[name], line_width=2,
-                                legend_label=label)
+            self.fig_error.line("eps", "err", source=self.src_error[name], color=PALETTE.get(name, "#9467bd"),
+                                line_width=2, line_dash="dashed" if name == "Lemma 3" else "solid", legend_label=label)
+        self.fig_error.legend.location = "bottom_left"
         self.fig_error.scatter("eps", "err", source=self.src_local, size=9, color=PALETTE["Arete"], marker="diamond",
                                legend_label="Arete, local-search sets")
         self.err_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed", line_color="gray")
@@ -69,6 +77,10 @@ class NoiseView(BaseView):
 
         self.source = pn.widgets.Select.from_param(settings.param.arete_source, label="Arete parameters",
                                                    description=settings.param.arete_source.doc, width=200)
+        self.calibrate_button = pn.widgets.Button(label="Calibrate exactly at this epsilon", width=240,
+                                                  description="Run the certified calibration (0.2-2.5 s) instead of "
+                                                              "the tabulated one")
+        self.calibrate_button.on_click(lambda _event: self.guarded(self.calibrate_exactly))
         self.manual = pn.Row(
             *(pn.widgets.FloatInput.from_param(settings.param[n], label=n, width=110, step=0.01)
               for n in ("alpha", "theta", "lam")),
@@ -85,8 +97,12 @@ class NoiseView(BaseView):
         s = self.settings
         return (s.epsilon, s.sensitivity, s.arete_source, s.alpha, s.theta, s.lam)
 
+    def _calibrate_visible(self):
+        self.calibrate_button.visible = self.settings.arete_source == "calibrated"
+
     def _on_change(self, *events):
         self.manual.visible = self.settings.arete_source == "manual"
+        self._calibrate_visible()
         # the density and certificate take ~30 ms: follow a drag only at its end
         if {e.name for e in events} <= {"epsilon", "sensitivity"}:
             self.err_span.location = self.settings.epsilon
@@ -97,9 +113,30 @@ class NoiseView(BaseView):
     def _on_sensitivity(self, *_events):
         self.schedule(self.update_error_curves)
 
+    def _arete(self):
+        """The Arete to show, and a note on where it comes from."""
+        s = self.settings
+        if s.arete_source != "calibrated":
+            return None, f"Arete ({s.arete_source})"
+        if self.exact is not None and self.exact[0] == (s.epsilon, s.sensitivity):
+            return self.exact[1], "Arete (calibrated exactly at this epsilon)"
+        arete, eps_table = tabulated_calibration(s.epsilon, s.sensitivity, self.table_data)
+        return arete, (f"Arete (calibrated at epsilon' = {fmt(eps_table, 4)} from the frontier table: certified "
+                       f"epsilon' <= epsilon; press the button for the exact calibration)")
+
+    def calibrate_exactly(self):
+        s = self.settings
+        self.calibrate_button.loading = True
+        try:
+            self.exact = ((s.epsilon, s.sensitivity), Arete.calibrated(s.epsilon, s.sensitivity))
+        finally:
+            self.calibrate_button.loading = False
+        self.update()
+
     def update(self):
         s = self.settings
-        c = noise_comparison(s.epsilon, s.sensitivity, s.arete_source, s.alpha, s.theta, s.lam)
+        arete, note = self._arete()
+        c = noise_comparison(s.epsilon, s.sensitivity, s.arete_source, s.alpha, s.theta, s.lam, arete=arete)
         profile = {"Laplace": loss_profile(Laplace.for_epsilon(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
                    "Staircase": loss_profile(Staircase(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
                    "Arete": loss_profile(c.arete, DISTANCES * s.sensitivity)}
@@ -120,16 +157,22 @@ class NoiseView(BaseView):
             self.table.object = (
                 f"At epsilon = {fmt(s.epsilon, 3)}, sensitivity {fmt(s.sensitivity, 3)}:\n\n"
                 "| noise | E\\|Z\\| | variance | certified epsilon |\n|---|---|---|---|\n" + rows +
-                f"\n\nArete ({s.arete_source}): alpha = {fmt(a.alpha)}, theta = {fmt(a.theta)}, lam = {fmt(a.lam)}."
+                f"\n\n{note}: alpha = {fmt(a.alpha)}, theta = {fmt(a.theta)}, lam = {fmt(a.lam)}."
+                + ("" if s.arete_source != "lemma3" or Arete.lemma3_applies(s.epsilon, s.sensitivity) else
+                   f" Lemma 3 is proved only for epsilon >= 20 + 4 ln(sensitivity): here its certified epsilon is "
+                   f"{fmt(c.certified['Arete'], 4)}, far below the nominal {fmt(s.epsilon, 3)}.")
             )
 
     def update_error_curves(self):
         s = self.settings
-        curves = error_curves(ERROR_EPS, s.sensitivity)
+        t = self.table_data
+        eps = t["epsilon"]
+        series = {"Laplace": t["laplace_abs"], "Staircase": t["staircase_abs"], "Arete": t["arete_abs"],
+                  "Lemma 3": t["lemma3_abs"]}
         with pn.io.hold():
-            for name, key in (("Laplace", "Laplace"), ("Staircase", "Staircase"), ("Arete", "Arete (Lemma 3)")):
-                eps, err = finite(ERROR_EPS, curves[key])
-                self.src_error[name].data = {"eps": eps, "err": err}
+            for name, values in series.items():
+                x, y = finite(eps, values * s.sensitivity)
+                self.src_error[name].data = {"eps": x, "err": y}
             local = [(k, Arete(a, th * s.sensitivity, la * s.sensitivity).mean_abs())
                      for k, (a, th, la) in LOCAL_SEARCH_SETS.items()]
             self.src_local.data = {"eps": [k for k, _ in local], "err": [v for _, v in local]}
@@ -143,7 +186,7 @@ class NoiseView(BaseView):
     def __panel__(self):
         return pn.Column(
             self.header, self.alert,
-            pn.Row(self.source, self.manual, self.download),
+            pn.Row(self.source, self.manual, self.calibrate_button, self.download),
             pn.Row(self.fig_density, self.fig_log, sizing_mode="stretch_width"),
             self.table,
             pn.Row(self.fig_profile, self.fig_error, sizing_mode="stretch_width"),

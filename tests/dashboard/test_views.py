@@ -172,3 +172,21 @@ def test_hidden_views_catch_up_when_shown():
     show(lab, lab.boundaries)
     assert not np.allclose(lab.boundaries.src_psi.data["linear"], before)
     assert lab.boundaries.src_marks.data["eps"] == [4.0, 4.0]
+
+
+def test_noise_view_calibrated_arete_and_frontier():
+    lab = NoiseLab()
+    show(lab, lab.noise)
+    s = lab.settings
+    assert s.arete_source == "calibrated"
+    s.epsilon = 6.5
+    s.param.trigger("committed")
+    view = lab.noise
+    assert "frontier table" in view.table.object
+    assert view.comparison.certified["Arete"] <= 6.5  # tabulated at eps' <= 6.5
+    view.calibrate_button.clicks += 1
+    assert "calibrated exactly" in view.table.object
+    assert view.comparison.certified["Arete"] <= 6.5
+    assert view.comparison.mean_abs["Arete"] < 0.124460  # better than the eps = 6 local-search set
+    frontier = view.src_error["Arete"].data
+    assert len(frontier["eps"]) > 30 and np.all(np.diff(frontier["err"]) < 0)

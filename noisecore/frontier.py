@@ -1,0 +1,102 @@
+"""The error frontier of low-privacy noise: E|Z| and variance against epsilon (sensitivity 1).
+
+For each epsilon: Laplace (closed form), Staircase with the gamma optimal for each criterion,
+Arete from Lemma 3 (where its range eps >= 20 applies) and the calibrated Arete
+(``Arete.calibrated``, certified). ``python -m noisecore.frontier [path]`` regenerates the
+table shipped in ``assets/frontier.csv`` (about a minute).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .arete import Arete
+from .distributions import Staircase
+
+COLUMNS = [
+    "epsilon",
+    "laplace_abs", "laplace_var",
+    "staircase_abs", "staircase_var",
+    "lemma3_abs", "lemma3_var",
+    "arete_abs", "arete_abs_alpha", "arete_abs_theta", "arete_abs_lam", "arete_abs_certified",
+    "arete_var", "arete_var_alpha", "arete_var_theta", "arete_var_lam", "arete_var_certified",
+    "arete_over_laplace_abs", "arete_over_staircase_abs", "arete_over_laplace_var", "arete_over_staircase_var",
+]
+DEFAULT_EPSILONS = np.round(np.geomspace(0.5, 40, 36), 6)
+HEADLINE_EPSILONS = (2.0, 6.0, 10.0, 20.0)
+
+
+def frontier_row(epsilon: float) -> dict:
+    row = {"epsilon": float(epsilon), "laplace_abs": 1 / epsilon, "laplace_var": 2 / epsilon**2}
+    row["staircase_abs"] = Staircase(epsilon, gamma=Staircase.optimal_gamma(epsilon, "abs")).mean_abs()
+    row["staircase_var"] = Staircase(epsilon, gamma=Staircase.optimal_gamma(epsilon, "var")).var()
+    if Arete.lemma3_applies(epsilon):
+        lemma = Arete.from_lemma3(epsilon)
+        row["lemma3_abs"], row["lemma3_var"] = lemma.mean_abs(), lemma.var()
+    else:
+        row["lemma3_abs"] = row["lemma3_var"] = math.nan
+    for objective in ("abs", "var"):
+        best = Arete.calibrated(epsilon, objective=objective)
+        row[f"arete_{objective}"] = best.mean_abs() if objective == "abs" else best.var()
+        row[f"arete_{objective}_alpha"] = best.alpha
+        row[f"arete_{objective}_theta"] = best.theta
+        row[f"arete_{objective}_lam"] = best.lam
+        row[f"arete_{objective}_certified"] = float(best.privacy_loss(1.0))
+    for kind in ("abs", "var"):
+        row[f"arete_over_laplace_{kind}"] = row[f"arete_{kind}"] / row[f"laplace_{kind}"]
+        row[f"arete_over_staircase_{kind}"] = row[f"arete_{kind}"] / row[f"staircase_{kind}"]
+    return row
+
+
+def compute(epsilons=DEFAULT_EPSILONS, progress=None):
+    rows = []
+    eps_list = sorted({float(e) for e in epsilons} | set(HEADLINE_EPSILONS))
+    for i, eps in enumerate(eps_list):
+        rows.append(frontier_row(eps))
+        if progress is not None:
+            progress((i + 1) / len(eps_list))
+    return rows
+
+
+def write(rows, path):
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            cells = {k: ("" if isinstance(v, float) and math.isnan(v) else f"{v:.10g}") for k, v in row.items()}
+            writer.writerow(cells)
+
+
+def read(path) -> dict[str, np.ndarray]:
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return {k: np.array([float(r[k]) if r[k] != "" else math.nan for r in rows]) for k in COLUMNS}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    path = Path(argv[0]) if argv else Path(__file__).resolve().parents[1] / "assets" / "frontier.csv"
+
+    def show(fraction):
+        sys.stderr.write(f"\rfrontier: {100 * fraction:5.1f}%")
+        sys.stderr.flush()
+
+    rows = compute(progress=show)
+    sys.stderr.write("\n")
+    write(rows, path)
+    print(f"wrote {path}")
+    for row in rows:
+        if row["epsilon"] in HEADLINE_EPSILONS:
+            print(f"eps = {row['epsilon']:g}: Arete/Laplace E|Z| {row['arete_over_laplace_abs']:.4g}, "
+                  f"Arete/Staircase E|Z| {row['arete_over_staircase_abs']:.4g}, "
+                  f"Arete/Laplace Var {row['arete_over_laplace_var']:.4g}, "
+                  f"Arete/Staircase Var {row['arete_over_staircase_var']:.4g}")
+
+
+if __name__ == "__main__":
+    main()

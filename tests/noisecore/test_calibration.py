@@ -1,0 +1,88 @@
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from noisecore import Arete, Laplace, Staircase
+from noisecore import frontier as fr
+from tests.conftest import LOCAL_SEARCH_SETS
+from tests.noisecore.test_arete import _brute_force_loss
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("target", sorted(LOCAL_SEARCH_SETS))
+def test_calibrated_beats_the_local_search_sets(target):
+    _, _, published_mean_abs = LOCAL_SEARCH_SETS[target]
+    dist = Arete.calibrated(target)
+    assert dist.mean_abs() <= published_mean_abs
+    # certified independently of the calibration's own search: the exact supremum and a dense grid
+    assert dist.privacy_loss(1.0) <= target
+    brute, _ = _brute_force_loss(dist, 1.0)
+    assert brute <= target
+
+
+@pytest.mark.parametrize("eps", [20.0, 25.0, 30.0])
+def test_calibrated_no_worse_than_lemma3(eps):
+    best = Arete.calibrated(eps)
+    lemma = Arete.from_lemma3(eps)
+    assert best.privacy_loss(1.0) <= eps
+    assert best.mean_abs() <= lemma.mean_abs()
+    assert Arete.calibrated(eps, objective="var").var() <= lemma.var()
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0])
+def test_small_epsilon_approaches_laplace(eps):
+    best = Arete.calibrated(eps)
+    assert best.privacy_loss(1.0) <= eps
+    assert best.mean_abs() == pytest.approx(Laplace.for_epsilon(eps).mean_abs(), rel=1e-4)
+
+
+def test_calibration_scales_with_sensitivity():
+    unit = Arete.calibrated(6.0)
+    scaled = Arete.calibrated(6.0, sensitivity=2.5)
+    assert scaled.theta == pytest.approx(2.5 * unit.theta)
+    assert scaled.lam == pytest.approx(2.5 * unit.lam)
+    assert scaled.privacy_loss(2.5) <= 6.0
+
+
+def test_variance_objective_and_bad_input():
+    best = Arete.calibrated(8.0, objective="var")
+    assert best.privacy_loss(1.0) <= 8.0
+    assert best.var() <= Arete.calibrated(8.0).var()
+    with pytest.raises(ValueError, match="objective"):
+        Arete.calibrated(6.0, objective="median")
+    with pytest.raises(ValueError, match="epsilon"):
+        Arete.calibrated(0.0)
+    with pytest.raises(TypeError, match="sensitivity"):
+        Arete.calibrated(6.0, sensitivity="1")
+
+
+def test_frontier_table_is_consistent():
+    table = fr.read(ROOT / "assets" / "frontier.csv")
+    eps = table["epsilon"]
+    assert eps.min() <= 0.5 and eps.max() >= 40 and np.all(np.diff(eps) > 0)
+    for column in ("laplace_abs", "staircase_abs", "arete_abs", "laplace_var", "staircase_var", "arete_var"):
+        assert np.all(np.diff(table[column]) < 0), column  # errors fall as epsilon grows
+    assert np.all(table["arete_abs_certified"] <= eps)
+    assert np.all(table["arete_var_certified"] <= eps)
+    # a feasible Laplace limit exists, and the Staircase is optimal among all noise
+    assert np.all(table["arete_abs"] <= table["laplace_abs"] * (1 + 1e-5))
+    assert np.all(table["arete_abs"] >= table["staircase_abs"])
+    assert np.all(table["arete_var"] >= table["staircase_var"] * (1 - 1e-9))
+    applies = np.isfinite(table["lemma3_abs"])
+    assert applies.any() and np.all(table["arete_abs"][applies] <= table["lemma3_abs"][applies])
+    np.testing.assert_allclose(table["laplace_abs"], 1 / eps)
+    np.testing.assert_allclose(table["staircase_abs"], [Staircase(e).mean_abs() for e in eps], rtol=1e-9)
+
+
+@pytest.mark.parametrize("eps", [2.0, 10.0])
+def test_frontier_table_matches_a_fresh_computation(eps):
+    table = fr.read(ROOT / "assets" / "frontier.csv")
+    i = int(np.argmin(np.abs(table["epsilon"] - eps)))
+    assert table["epsilon"][i] == eps
+    row = fr.frontier_row(eps)
+    for column in ("arete_abs", "arete_var", "staircase_var", "laplace_var"):
+        assert row[column] == pytest.approx(table[column][i], rel=1e-6), column
+    assert math.isnan(row["lemma3_abs"]) == math.isnan(table["lemma3_abs"][i])
