@@ -13,8 +13,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from noisecore import Arete, Laplace, Staircase  # noqa: E402
-from noisecore import frontier as fr  # noqa: E402
+from noisecore import Arete, Laplace, Staircase
+from noisecore import frontier as fr
 
 
 def main():
