@@ -173,26 +173,31 @@ def _sup_log_ratio(kernel: AreteKernel, d: float) -> float:
 
 
 def _argsup_log_ratio(kernel: AreteKernel, d: float) -> tuple[float, float]:
-    """(supremum, a t attaining it or inf for the tail limit) of log f(t) - log f(t + d).
+    """(supremum, a t attaining it or inf for the tail limit) of log f(t) - log f(t + d)."""
+    return _argsup_for(lambda x: kernel.evaluate(x)[0], d, kernel.lam, kernel.theta, kernel.mu)
 
-    f is symmetric and decreasing in |t|, so t >= -d/2 suffices. A grid covering the
-    scales lam, theta and d is refined around its best points; the limit d/mu of the
-    tails (mu = max(theta, lam)) is included, as the supremum may not be attained.
+
+def _argsup_for(logpdf, d: float, scale_a: float, scale_b: float, mu: float) -> tuple[float, float]:
+    """sup_t log f(t) - log f(t + d) for a symmetric density decreasing in |t| (``logpdf`` takes
+    |t| >= 0), with characteristic scales ``scale_a``, ``scale_b`` and tail scale ``mu``.
+
+    t >= -d/2 suffices. A grid covering the scales and d is refined around its best points;
+    the limit d/mu of the tails is included, as the supremum may not be attained.
     """
     if d == 0:
         return 0.0, 0.0
-    mu = kernel.mu
     reach = 2 * d + 10 * mu
     grids = [
         np.linspace(-d / 2, reach, 1201),
-        np.linspace(max(-d / 2, -80 * kernel.lam), 80 * kernel.lam, 321),
-        np.linspace(max(-d / 2, -8 * kernel.theta), 8 * kernel.theta, 321),
+        np.linspace(max(-d / 2, -80 * scale_a), 80 * scale_a, 321),
+        np.linspace(max(-d / 2, -8 * scale_b), 8 * scale_b, 321),
         reach + mu * np.geomspace(0.01, 150, 200),
+        [0.0],  # the density peaks, often in a cusp, at 0
     ]
     t = np.unique(np.concatenate(grids))
 
     def ratio(ts):
-        lp = kernel.evaluate(np.abs(np.concatenate([ts, ts + d])))[0]
+        lp = logpdf(np.abs(np.concatenate([ts, ts + d])))
         return lp[: len(ts)] - lp[len(ts):]
 
     values = ratio(t)

@@ -1,0 +1,240 @@
+"""Distributed noise when only some users contribute their share (paper B, Appendix A).
+
+n users each add one i.i.d. share. If only m take part (fraction q = m/n), the total noise of
+Arete(alpha, theta, lam) shares is Z = GG(alpha q, theta) + GG(q, lam), with GG(s, scale) the
+difference of two Gamma(s, scale) (characteristic function (1 + theta^2 s^2)^(-alpha q)
+(1 + lam^2 s^2)^(-q)); the Laplace part is no longer Laplace. Laplace(lam) shares give
+GG(q, lam) alone. Below a total shape of 1/2 the density is infinite at 0 and no epsilon holds.
+
+Density. Z = U1 - U2 with U_i = Gamma(a, theta) + Gamma(b, lam) i.i.d., whose density is closed
+form, f_U(u) = u^(c-1) e^(-u/lam) 1F1(a; c; -(1/theta - 1/lam) u) / (Gamma(c) theta^a lam^b),
+c = a + b (written with a negative argument of 1F1, swapping the roles if needed). Then
+f_Z(t) = int_0^inf f_U(u) f_U(u + t) du for t >= 0: the only singularity, u^(c-1) at u = 0, is
+taken by Gauss-Jacobi on an innermost piece; beyond it, geometric pieces with Gauss-Legendre.
+A single Gamma-difference (one shape zero) uses its Bessel-K closed form.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy import special
+
+from ._arete_quadrature import _gauss_jacobi_unit, _gauss_legendre
+from ._base import NoiseDistribution
+from ._validation import in_interval, positive, positive_int, real_scalar
+
+__all__ = ["ShareSum", "arete_dropout", "dropout_curves", "laplace_dropout"]
+
+_NODES = 12
+
+
+def _log_gamma_sum_density(u, a, theta, b, lam):
+    """log f_U(u) for U = Gamma(a, theta) + Gamma(b, lam), u > 0 (a, b > 0)."""
+    c = a + b
+    r1, r2 = 1 / theta, 1 / lam
+    if r1 >= r2:
+        shape, slow, gap = a, r2, r1 - r2
+    else:
+        shape, slow, gap = b, r1, r2 - r1
+    log_norm = special.gammaln(c) + a * math.log(theta) + b * math.log(lam)
+    return (c - 1) * np.log(u) - slow * u + np.log(special.hyp1f1(shape, c, -gap * u)) - log_norm
+
+
+def _log_gg_density(x, s, scale):
+    """log density of Gamma(s, scale) - Gamma(s, scale) at |x| > 0 (Bessel-K form)."""
+    nu = s - 0.5
+    z = np.abs(x) / scale
+    return (nu * np.log(z) + np.log(special.kve(nu, z)) - z - math.log(scale) - 0.5 * math.log(math.pi)
+            - special.gammaln(s) - nu * math.log(2.0))
+
+
+@lru_cache(maxsize=32)
+def _u_mesh(c: float, inner: float, cap: float, end: float):
+    """Nodes and weights in u: [0, inner] Gauss-Jacobi (weight u^(c-1), folded into the weights
+    as u^(c-1) * w / u^(c-1) = w), then pieces [x, 2x] capped at ``cap`` up to ``end``."""
+    y, w = _gauss_jacobi_unit(_NODES, c)
+    nodes = [inner * y]
+    weights = [w * inner**c / (inner * y) ** (c - 1)]  # integrand is given in full, divide the weight back
+    edges = [inner]
+    while edges[-1] < end:
+        edges.append(min(edges[-1] + min(edges[-1], cap), end))
+    edges = np.array(edges)
+    gy, gw = _gauss_legendre(_NODES)
+    lo, hi = edges[:-1], edges[1:]
+    nodes.append((lo[:, None] + (hi - lo)[:, None] * gy).ravel())
+    weights.append(((hi - lo)[:, None] * gw).ravel())
+    return np.concatenate(nodes), np.concatenate(weights)
+
+
+class ShareSum(NoiseDistribution):
+    """Z = GG(a, theta) + GG(b, lam): the total of the shares that arrived (see module docstring)."""
+
+    def __init__(self, a, theta, b, lam):
+        self.a = real_scalar("a", a)
+        self.b = real_scalar("b", b)
+        if self.a < 0 or self.b < 0 or self.a + self.b <= 0:
+            raise ValueError("shapes a and b must be >= 0 with a + b > 0")
+        self.theta = positive("theta", theta)
+        self.lam = positive("lam", lam)
+        self.mu = max(self.theta if self.a > 0 else 0.0, self.lam if self.b > 0 else 0.0)
+
+    @property
+    def total_shape(self) -> float:
+        return self.a + self.b
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the density is finite at 0 (total shape above 1/2)."""
+        return self.total_shape > 0.5
+
+    def _logpdf(self, x):
+        flat = np.abs(np.asarray(x, dtype=float)).ravel()
+        out = np.full(flat.shape, -np.inf)
+        finite = np.isfinite(flat)
+        if finite.any():
+            out[finite] = self._log_density(flat[finite])
+        return out.reshape(np.shape(x))
+
+    def _single(self):
+        return (self.b, self.lam) if self.a == 0 else (self.a, self.theta) if self.b == 0 else None
+
+    def _log_density(self, t):
+        single = self._single()
+        out = np.empty(t.shape)
+        zero = t == 0
+        if single is not None:
+            s, scale = single
+            pos = ~zero
+            out[pos] = _log_gg_density(t[pos], s, scale)
+            if zero.any():
+                out[zero] = np.inf if s <= 0.5 else (special.gammaln(s - 0.5) - special.gammaln(s)
+                                                      - 0.5 * math.log(4 * math.pi) - math.log(scale))
+            return out
+        a, theta, b, lam = self.a, self.theta, self.b, self.lam
+        c = a + b
+        small = min(theta, lam)
+        inner = 1e-14 * small
+        end = 40 * self.mu
+        if zero.any():
+            if c <= 0.5:
+                out[zero] = np.inf
+            else:  # f(0) = int f_U(u)^2 du, singular like u^(2c - 2)
+                u, w = _u_mesh(2 * c - 1, inner, self.mu, end)
+                out[zero] = math.log(np.sum(w * np.exp(2 * _log_gamma_sum_density(u, a, theta, b, lam))))
+        # f_U(u + t) is analytic for |u| < t: the Gauss-Jacobi piece may reach t/4, so points are
+        # grouped by octave of t / small and each group grades its mesh only down to that
+        positive_t = ~zero
+        octave = np.full(t.shape, 0)
+        octave[positive_t] = np.clip(np.floor(np.log2(t[positive_t] / small)), -200, 0)
+        for k in np.unique(octave[positive_t]):
+            sel = positive_t & (octave == k)
+            first = max(2.0**k * small / 4, min(t[sel].min() / 4, inner))
+            out[sel] = self._correlate(t[sel], *_u_mesh(c, first, self.mu, end))
+        return out
+
+    def _correlate(self, ts, u, w):
+        a, theta, b, lam, mu = self.a, self.theta, self.b, self.lam, self.mu
+        log_fu = _log_gamma_sum_density(u, a, theta, b, lam)
+        out = np.empty(ts.size)
+        for start in range(0, ts.size, 256):
+            block = ts[start:start + 256]
+            shifted = u[None, :] + block[:, None]
+            # scaled by e^{(u + t)/mu} so nothing underflows; the shift comes back below
+            log_g = _log_gamma_sum_density(shifted, a, theta, b, lam) + shifted / mu
+            total = np.sum(w * np.exp(log_fu + log_g - u / mu), axis=1)
+            out[start:start + 256] = np.log(total) - block / mu
+        return out
+
+    def _sf(self, x):
+        """P(Z > x) by Gauss-Legendre on geometric pieces of the density (plotting accuracy, ~1e-8)."""
+        x = np.asarray(x, dtype=float)
+        mag = np.abs(x).ravel()
+        y, w = _gauss_legendre(_NODES)
+        end = 40 * self.mu
+        out = np.empty(mag.shape)
+        for i, v in enumerate(mag):
+            if not np.isfinite(v):
+                out[i] = 0.0
+                continue
+            tail = np.linspace(self.mu, end, 60)[1:]
+            edges = np.concatenate([[v], v + self.mu * np.geomspace(1e-6, 1.0, 20), v + tail])
+            if v == 0:
+                edges = np.concatenate([[0.0], self.mu * np.geomspace(1e-14, 1.0, 60), tail])
+            lo, hi = edges[:-1], edges[1:]
+            nodes = (lo[:, None] + (hi - lo)[:, None] * y).ravel()
+            out[i] = float(np.sum(np.exp(self._log_density(nodes)).reshape(lo.size, -1) * w * (hi - lo)[:, None]))
+        upper = out.reshape(np.shape(x))
+        return np.where(x >= 0, upper, 1.0 - upper)
+
+    def _sample(self, size, rng):
+        out = np.zeros(size)
+        if self.a > 0:
+            out = out + rng.gamma(self.a, self.theta, size) - rng.gamma(self.a, self.theta, size)
+        if self.b > 0:
+            out = out + rng.gamma(self.b, self.lam, size) - rng.gamma(self.b, self.lam, size)
+        return out
+
+    def var(self) -> float:
+        return 2 * self.a * self.theta**2 + 2 * self.b * self.lam**2
+
+    def mean_abs(self) -> float:
+        """2 int_0^inf t f(t) dt on geometric pieces."""
+        y, w = _gauss_legendre(_NODES)
+        end = 40 * self.mu
+        edges = np.concatenate([[0.0], self.mu * np.geomspace(1e-14, 1.0, 60), np.linspace(self.mu, end, 120)[1:]])
+        lo, hi = edges[:-1], edges[1:]
+        nodes = (lo[:, None] + (hi - lo)[:, None] * y).ravel()
+        dens = np.exp(self._log_density(nodes)).reshape(lo.size, -1)
+        return float(2 * np.sum(nodes.reshape(lo.size, -1) * dens * w * (hi - lo)[:, None]))
+
+    def characteristic_function(self, s):
+        s = np.asarray(s, dtype=float)
+        return (1 + (self.theta * s) ** 2) ** (-self.a) * (1 + (self.lam * s) ** 2) ** (-self.b)
+
+    def _privacy_loss(self, d):
+        from .arete import _argsup_for
+
+        out = np.empty(d.shape)
+        for i, v in np.ndenumerate(d):
+            out[i] = math.inf if (v > 0 and not self.bounded) else _argsup_for(
+                self._log_density, float(v), min(self.theta, self.lam), self.mu, self.mu)[0]
+        return out
+
+    def _scale_hint(self):
+        return self.mu
+
+
+def arete_dropout(arete, fraction) -> ShareSum:
+    """Total noise when a ``fraction`` in (0, 1] of the users add their Arete share."""
+    q = in_interval("fraction", fraction, 0.0, 1.0)
+    if q == 0:
+        raise ValueError("fraction must be in (0, 1]: with no shares there is no noise")
+    return ShareSum(arete.alpha * q, arete.theta, q, arete.lam)
+
+
+def laplace_dropout(scale, fraction) -> ShareSum:
+    """Total noise when a ``fraction`` of the users add their share of Laplace(scale)."""
+    q = in_interval("fraction", fraction, 0.0, 1.0)
+    if q == 0:
+        raise ValueError("fraction must be in (0, 1]: with no shares there is no noise")
+    return ShareSum(0.0, positive("scale", scale), q, scale)
+
+
+def dropout_curves(arete, n, fractions_present, sensitivity=1.0):
+    """Certified epsilon and E|Z| against the fraction of users present, for the Arete's shares
+    and for Laplace shares calibrated to the same full-participation epsilon."""
+    positive_int("n", n)
+    sensitivity = positive("sensitivity", sensitivity)
+    eps_full = float(arete.privacy_loss(sensitivity))
+    scale = sensitivity / eps_full
+    out = {"fraction": np.asarray(fractions_present, dtype=float), "arete_epsilon": [], "arete_mean_abs": [],
+           "laplace_epsilon": [], "laplace_mean_abs": []}
+    for q in out["fraction"]:
+        q_users = round(q * n) / n
+        for name, dist in (("arete", arete_dropout(arete, q_users)), ("laplace", laplace_dropout(scale, q_users))):
+            out[f"{name}_epsilon"].append(float(dist.privacy_loss(sensitivity)))
+            out[f"{name}_mean_abs"].append(dist.mean_abs())
+    return {k: np.asarray(v, dtype=float) for k, v in out.items()}

@@ -1,0 +1,107 @@
+import math
+
+import numpy as np
+import pytest
+from scipy import special
+
+from noisecore import Arete, Laplace
+from noisecore.dropout import ShareSum, arete_dropout, dropout_curves, laplace_dropout
+from tests.conftest import LOCAL_SEARCH_SETS
+from tests.noisecore import oracles
+from tests.noisecore.test_arete import _brute_force_loss
+
+EPS6 = LOCAL_SEARCH_SETS[6][0]
+
+
+def fourier_pdf(t, a, theta, b, lam, dps=40):
+    """Independent oracle: Fourier inversion of (1 + theta^2 s^2)^(-a) (1 + lam^2 s^2)^(-b)."""
+    import mpmath as mp
+
+    with mp.workdps(dps):
+        a, theta, b, lam, t = (mp.mpf(v) for v in (a, theta, b, lam, t))
+
+        def phi(s):
+            return (1 + theta**2 * s**2) ** (-a) * (1 + lam**2 * s**2) ** (-b)
+
+        if t == 0:
+            return float(mp.quad(phi, [0, 1 / theta, 1 / lam, mp.inf]) / mp.pi)
+        return float(mp.quadosc(lambda s: phi(s) * mp.cos(s * t), [0, mp.inf], omega=t) / mp.pi)
+
+
+@pytest.mark.parametrize("params", [(0.0756 * 0.8, 0.63, 0.8, 0.0545), (0.3, 1.0, 0.5, 0.2), (0.05, 0.5, 0.9, 1.5),
+                                    (0.0, 1.0, 0.7, 0.3)])
+def test_share_sum_density_matches_fourier(params):
+    dist = ShareSum(*params)
+    for t in (0.0, 0.01, 0.3, 1.0, 3.0, 12.0):
+        assert dist.pdf(t) == pytest.approx(fourier_pdf(t, *params), rel=1e-9, abs=0), t
+
+
+def test_full_participation_is_the_arete():
+    arete = Arete(*EPS6)
+    full = arete_dropout(arete, 1.0)
+    x = np.array([0.0, 0.05, 0.4, 2.0, 6.0])
+    np.testing.assert_allclose(full.pdf(x), arete.pdf(x), rtol=1e-12)
+    assert full.privacy_loss(1.0) == pytest.approx(arete.privacy_loss(1.0), rel=1e-9)
+    assert full.mean_abs() == pytest.approx(arete.mean_abs(), rel=1e-9)
+
+
+def test_laplace_shares_closed_form():
+    lap = Laplace(0.4)
+    np.testing.assert_allclose(laplace_dropout(0.4, 1.0).pdf([0.0, 0.3, 2.0]), lap.pdf([0.0, 0.3, 2.0]), rtol=1e-12)
+    half = laplace_dropout(0.4, 0.75)  # GG(0.75, 0.4): Bessel-K closed form, checked against mpmath
+    nu = 0.25
+    for t in (0.2, 1.0):
+        z = t / 0.4
+        ref = z**nu * special.kv(nu, z) / (0.4 * math.sqrt(math.pi) * special.gamma(0.75) * 2**nu)
+        assert half.pdf(t) == pytest.approx(ref, rel=1e-12)
+    assert half.pdf(0.0) == pytest.approx(fourier_pdf(0.0, 0.0, 1.0, 0.75, 0.4), rel=1e-9)
+
+
+def test_privacy_loss_against_dense_grid_and_singular_regime():
+    dist = arete_dropout(Arete(*EPS6), 0.8)
+    brute, _ = _brute_force_loss(dist, 1.0)
+    loss = dist.privacy_loss(1.0)
+    assert loss >= brute * (1 - 1e-9)
+    assert loss == pytest.approx(max(brute, 1 / dist.mu), rel=1e-7)
+    # total shape below 1/2: the density is infinite at 0, no epsilon holds
+    few = arete_dropout(Arete(*EPS6), 0.4)
+    assert not few.bounded and np.isinf(few.privacy_loss(1.0))
+    assert np.isinf(laplace_dropout(1.0, 0.3).privacy_loss(1.0))
+
+
+def test_dropout_matches_monte_carlo_sums_of_shares(rng):
+    arete = Arete(0.3, 0.6, 0.2)
+    n, m = 20, 14
+    shares = arete.sample_shares(n, size=40000, rng=rng)[:, :m].sum(axis=1)
+    dist = arete_dropout(arete, m / n)
+    assert np.mean(np.abs(shares)) == pytest.approx(dist.mean_abs(), rel=0.02)
+    assert np.var(shares) == pytest.approx(dist.var(), rel=0.04)
+    for r in (0.1, 0.5, 1.5):
+        inside = np.mean(np.abs(shares) < r)
+        assert inside == pytest.approx(1 - 2 * dist.sf(r), abs=4 * math.sqrt(inside * (1 - inside) / shares.size))
+
+
+def test_dropout_curves_shape_and_monotone():
+    curves = dropout_curves(Arete(*EPS6), 10, [1.0, 0.9, 0.8, 0.7])
+    eps = curves["arete_epsilon"]
+    assert eps[0] == pytest.approx(Arete(*EPS6).privacy_loss(1.0), rel=1e-9)
+    assert np.all(np.diff(eps) > 0)  # fewer shares, less noise, more privacy loss
+    assert np.all(np.diff(curves["arete_mean_abs"]) < 0)
+    assert curves["laplace_epsilon"][0] == pytest.approx(eps[0], rel=1e-6)
+
+
+def test_bad_dropout_input():
+    with pytest.raises(ValueError, match="fraction"):
+        arete_dropout(Arete(*EPS6), 0.0)
+    with pytest.raises(ValueError, match="fraction"):
+        laplace_dropout(1.0, 1.5)
+    with pytest.raises(ValueError, match="shapes"):
+        ShareSum(0.0, 1.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="theta"):
+        ShareSum(0.2, -1.0, 0.5, 1.0)
+
+
+def test_oracle_module_is_independent():
+    # the real-space oracle of the foundation tests agrees with the share-sum engine too
+    dist = arete_dropout(Arete(0.3, 0.5, 0.2), 1.0)
+    assert dist.pdf(0.7) == pytest.approx(float(oracles.arete_pdf_direct(0.7, 0.3, 0.5, 0.2)), rel=1e-9)
