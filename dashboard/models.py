@@ -16,6 +16,7 @@ DEFAULTS = {
     "alpha": 0.0756,
     "theta": 0.63,
     "lam": 0.0545,
+    "users": 100,
 }
 
 
@@ -45,6 +46,8 @@ class Settings(param.Parameterized):
     alpha = param.Number(DEFAULTS["alpha"], bounds=(1e-4, 1.0), doc="Arete Gamma shape alpha (manual).")
     theta = param.Number(DEFAULTS["theta"], bounds=(1e-3, 10.0), doc="Arete Gamma scale theta (manual).")
     lam = param.Number(DEFAULTS["lam"], bounds=(1e-3, 10.0), doc="Arete Laplace scale lambda (manual).")
+    users = param.Integer(DEFAULTS["users"], bounds=(2, 100_000),
+                          doc="Number of users n who each add one share of the noise (distributed summation).")
     committed = param.Event(doc="Fired when a drag ends or a discrete setting changes: heavy views refresh.")
 
     @param.depends("dim", "seed", watch=True)

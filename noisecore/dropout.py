@@ -224,17 +224,17 @@ def laplace_dropout(scale, fraction) -> ShareSum:
 
 
 def dropout_curves(arete, n, fractions_present, sensitivity=1.0):
-    """Certified epsilon and E|Z| against the fraction of users present, for the Arete's shares
-    and for Laplace shares calibrated to the same full-participation epsilon."""
-    positive_int("n", n)
+    """Certified epsilon and E|Z| against the fraction of users present (rounded to whole users,
+    repeats dropped), for the Arete's shares and for Laplace shares of the same full epsilon."""
+    n = positive_int("n", n)
     sensitivity = positive("sensitivity", sensitivity)
     eps_full = float(arete.privacy_loss(sensitivity))
     scale = sensitivity / eps_full
-    out = {"fraction": np.asarray(fractions_present, dtype=float), "arete_epsilon": [], "arete_mean_abs": [],
-           "laplace_epsilon": [], "laplace_mean_abs": []}
-    for q in out["fraction"]:
-        q_users = round(q * n) / n
-        for name, dist in (("arete", arete_dropout(arete, q_users)), ("laplace", laplace_dropout(scale, q_users))):
+    present = np.unique(np.clip(np.round(np.asarray(fractions_present, dtype=float) * n), 1, n))[::-1] / n
+    out = {"fraction": present, "arete_epsilon": [], "arete_mean_abs": [], "laplace_epsilon": [],
+           "laplace_mean_abs": []}
+    for q in present:
+        for name, dist in (("arete", arete_dropout(arete, q)), ("laplace", laplace_dropout(scale, q))):
             out[f"{name}_epsilon"].append(float(dist.privacy_loss(sensitivity)))
             out[f"{name}_mean_abs"].append(dist.mean_abs())
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}

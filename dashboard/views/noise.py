@@ -11,11 +11,13 @@ from bokeh.models import ColumnDataSource, Span
 from noisecore import Arete, Laplace, Staircase
 from noisecore import frontier as frontier_table
 from noisecore.demos import LOCAL_SEARCH_SETS, loss_profile, noise_comparison, tabulated_calibration
+from noisecore.dropout import dropout_curves
 
 from .base import PALETTE, BaseView, finite, fmt, new_figure
 
 NAMES = ("Laplace", "Staircase", "Arete")
 DISTANCES = np.linspace(0.0, 4.0, 17)
+PRESENT = np.array([1.0, 0.95, 0.9, 0.8, 0.7, 0.6])
 FRONTIER_CSV = Path(__file__).resolve().parents[2] / "assets" / "frontier.csv"
 
 
@@ -74,6 +76,28 @@ class NoiseView(BaseView):
         self.err_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed", line_color="gray")
         self.fig_error.add_layout(self.err_span)
         self.table = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.src_drop = {n: ColumnDataSource({"present": [], "epsilon": [], "error": []}) for n in ("Arete", "Laplace")}
+        self.fig_drop_eps = new_figure("dropouts: certified epsilon against the users present",
+                                       x_axis_label="fraction of users present", y_axis_label="certified epsilon",
+                                       height=260)
+        self.fig_drop_err = new_figure("dropouts: E|Z| against the users present",
+                                       x_axis_label="fraction of users present", y_axis_label="E|Z|", height=260)
+        for name in ("Arete", "Laplace"):
+            for fig, column in ((self.fig_drop_eps, "epsilon"), (self.fig_drop_err, "error")):
+                fig.line("present", column, source=self.src_drop[name], color=PALETTE[name], line_width=2,
+                         legend_label=f"{name} shares")
+                fig.scatter("present", column, source=self.src_drop[name], color=PALETTE[name], size=6)
+        self.users = pn.widgets.IntInput.from_param(settings.param.users, label="users n", width=120,
+                                                    description=settings.param.users.doc)
+        self.dropout_button = pn.widgets.Button(label="Compute dropout curves", width=220,
+                                                description="Certified epsilon and error when only part of the users "
+                                                            "add their share (a few seconds)")
+        self.dropout_button.on_click(lambda _event: self.guarded(self.update_dropouts))
+        self.dropout_note = pn.pane.Markdown(
+            "Each of n users adds one share; if only some arrive, the noise shrinks and the privacy loss grows. "
+            "Below a total Gamma shape of 1/2 the density is infinite at 0 and no epsilon holds (not drawn). "
+            "Press **Compute dropout curves** for the current Arete and Laplace shares of the same epsilon.",
+            sizing_mode="stretch_width")
 
         self.source = pn.widgets.Select.from_param(settings.param.arete_source, label="Arete parameters",
                                                    description=settings.param.arete_source.doc, width=200)
@@ -177,6 +201,27 @@ class NoiseView(BaseView):
                      for k, (a, th, la) in LOCAL_SEARCH_SETS.items()]
             self.src_local.data = {"eps": [k for k, _ in local], "err": [v for _, v in local]}
 
+    def update_dropouts(self):
+        s = self.settings
+        self.dropout_button.loading = True
+        try:
+            curves = dropout_curves(self.comparison.arete, s.users, PRESENT, s.sensitivity)
+        finally:
+            self.dropout_button.loading = False
+        with pn.io.hold():
+            for name, key in (("Arete", "arete"), ("Laplace", "laplace")):
+                present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
+                self.src_drop[name].data = {"present": present, "epsilon": eps, "error": err}
+            bounded = np.isfinite(curves["arete_epsilon"])
+            worst = curves["arete_epsilon"][bounded].max() if bounded.any() else float("nan")
+            self.dropout_note.object = (
+                f"With n = {s.users} users, the Arete's certified epsilon grows from "
+                f"{fmt(curves['arete_epsilon'][0], 4)} (all present) to {fmt(worst, 4)} at "
+                f"{fmt(100 * curves['fraction'][bounded][-1] if bounded.any() else float('nan'), 3)}% present; "
+                f"Laplace shares of the same epsilon reach {fmt(curves['laplace_epsilon'][bounded][-1], 4)}."
+                + ("" if bounded.all() else " Fewer users than that leave a density infinite at 0: no epsilon holds.")
+            )
+
     def csv_rows(self):
         c = self.comparison
         header = ["z", *(f"density_{n.lower()}" for n in NAMES)]
@@ -190,5 +235,7 @@ class NoiseView(BaseView):
             pn.Row(self.fig_density, self.fig_log, sizing_mode="stretch_width"),
             self.table,
             pn.Row(self.fig_profile, self.fig_error, sizing_mode="stretch_width"),
+            pn.Row(self.users, self.dropout_button), self.dropout_note,
+            pn.Row(self.fig_drop_eps, self.fig_drop_err, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )

@@ -190,3 +190,16 @@ def test_noise_view_calibrated_arete_and_frontier():
     assert view.comparison.mean_abs["Arete"] < 0.124460  # better than the eps = 6 local-search set
     frontier = view.src_error["Arete"].data
     assert len(frontier["eps"]) > 30 and np.all(np.diff(frontier["err"]) < 0)
+
+
+def test_noise_view_dropout_curves():
+    lab = NoiseLab()
+    show(lab, lab.noise)
+    lab.settings.param.update(epsilon=6.0, arete_source="local-search", users=20)
+    lab.settings.param.trigger("committed")
+    lab.noise.dropout_button.clicks += 1
+    data = lab.noise.src_drop["Arete"].data
+    assert len(data["present"]) >= 4
+    assert data["epsilon"][0] == pytest.approx(5.99966, abs=5e-6)
+    assert np.all(np.diff(data["epsilon"]) > 0)
+    assert "users" in lab.noise.dropout_note.object
