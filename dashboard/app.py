@@ -80,6 +80,8 @@ def create_app() -> pn.template.BootstrapTemplate:
     template.config.css_files = ["assets/style.css"]
     if pn.state.location is not None:
         pn.state.location.sync(lab.settings, URL_KEYS)
+        # settings from the address arrive without a slider release: refresh the heavy views once
+        pn.state.onload(lambda: lab.settings.param.trigger("committed"))
     template.lab = lab  # handle for tests and benchmarks
     return template
 
