@@ -25,11 +25,6 @@ URL_KEYS = {"epsilon": "eps", "delta": "delta", "rho": "rho", "target": "target"
             "users": "users"}
 
 
-def ensure_extensions():
-    if "katex" not in pn.config.raw_css and not pn.extension._loaded:
-        pn.extension("katex", notifications=False)
-
-
 class NoiseLab(pn.viewable.Viewer):
     """The whole lab without a template: what a notebook shows."""
 

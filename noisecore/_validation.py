@@ -72,3 +72,11 @@ def nonnegative_array(name: str, value) -> np.ndarray:
     if (arr < 0).any():
         raise ValueError(f"{name} must be >= 0")
     return arr
+
+
+def vector_value(name: str, value) -> np.ndarray:
+    """A scalar or 1-d vector of finite reals, returned as a fresh 1-d float array."""
+    arr = real_array(name, value)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be a scalar or a 1-d vector, got shape {arr.shape}")
+    return np.atleast_1d(arr).copy()

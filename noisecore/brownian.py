@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import positive, real_array
+from ._validation import positive, real_array, vector_value
 from .boundaries import PrivacyBoundary
 
 __all__ = ["BrownianMechanism", "BrownianRelease", "brownian_privacy_loss"]
@@ -110,10 +110,7 @@ class BrownianMechanism:
     """
 
     def __init__(self, value, *, sensitivity, boundary, rng=None):
-        arr = real_array("value", value)
-        if arr.ndim > 1:
-            raise ValueError(f"value must be a scalar or a 1-d vector, got shape {arr.shape}")
-        self.value = np.atleast_1d(arr).copy()
+        self.value = vector_value("value", value)
         self.sensitivity = positive("sensitivity", sensitivity)
         if not isinstance(boundary, PrivacyBoundary):
             raise TypeError(f"boundary must be a PrivacyBoundary, got {type(boundary).__name__}")

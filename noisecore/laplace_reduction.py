@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import positive, positive_int, real_array
+from ._validation import positive, positive_int, real_array, vector_value
 
 __all__ = ["LaplaceNoiseReduction", "LaplaceProcess", "LaplaceRelease", "koufogiannis_chain"]
 
@@ -92,10 +92,7 @@ class LaplaceNoiseReduction:
     """
 
     def __init__(self, value, *, sensitivity, epsilon_max, rng=None):
-        arr = real_array("value", value)
-        if arr.ndim > 1:
-            raise ValueError(f"value must be a scalar or a 1-d vector, got shape {arr.shape}")
-        self.value = np.atleast_1d(arr).copy()
+        self.value = vector_value("value", value)
         self.sensitivity = positive("sensitivity", sensitivity)
         self.epsilon_max = positive("epsilon_max", epsilon_max)
         self._process = LaplaceProcess(self.sensitivity / self.epsilon_max, self.value.size, rng=rng)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import positive, real_array
+from ._validation import positive, vector_value
 
 __all__ = ["SkellamNoiseReduction"]
 
@@ -18,10 +18,7 @@ class SkellamNoiseReduction:
     """Releases value + X_T at strictly decreasing times T (integer-valued noise)."""
 
     def __init__(self, value, *, rate=1.0, rng=None):
-        arr = real_array("value", value)
-        if arr.ndim > 1:
-            raise ValueError(f"value must be a scalar or a 1-d vector, got shape {arr.shape}")
-        self.value = np.atleast_1d(arr).copy()
+        self.value = vector_value("value", value)
         self.rate = positive("rate", rate)
         self._rng = np.random.default_rng(rng)
         self._time = None
