@@ -145,17 +145,19 @@ def crossing_study(boundary: PrivacyBoundary, t, *, paths=2000, shown=25, seed=0
 
 
 # --- low-privacy noise ----------------------------------------------------------------------
-def tabulated_calibration(epsilon, sensitivity, table) -> tuple[Arete, float]:
+def tabulated_calibration(epsilon, sensitivity, table) -> tuple[Arete, float, float]:
     """The calibrated Arete of the frontier table at the largest tabulated eps' <= epsilon, scaled
-    to the sensitivity: certified eps' <= epsilon, so it is epsilon-DP, at once. Below the table's
-    range it calibrates exactly."""
+    to the sensitivity, with eps' and its stored certificate (<= eps' <= epsilon): epsilon-DP at
+    once. Below the table's range it calibrates exactly."""
     eps = table["epsilon"]
     below = np.nonzero(eps <= epsilon * (1 + 1e-12))[0]
     if below.size == 0:
-        return Arete.calibrated(epsilon, sensitivity), float(epsilon)
+        exact = Arete.calibrated(epsilon, sensitivity)
+        return exact, float(epsilon), float(exact.privacy_loss(sensitivity))
     i = below[-1]
-    return (Arete(table["arete_abs_alpha"][i], table["arete_abs_theta"][i] * sensitivity,
-                  table["arete_abs_lam"][i] * sensitivity), float(eps[i]))
+    arete = Arete(table["arete_abs_alpha"][i], table["arete_abs_theta"][i] * sensitivity,
+                  table["arete_abs_lam"][i] * sensitivity)
+    return arete, float(eps[i]), float(table["arete_abs_certified"][i])
 
 
 def arete_for(epsilon, sensitivity=1.0, source="lemma3", alpha=None, theta=None, lam=None, table=None) -> Arete:
@@ -187,7 +189,7 @@ class NoiseComparison:
 
 
 def noise_comparison(epsilon, sensitivity=1.0, source="lemma3", alpha=None, theta=None, lam=None,
-                     points=1201, table=None, arete=None) -> NoiseComparison:
+                     points=1201, table=None, arete=None, arete_certified=None) -> NoiseComparison:
     lap = Laplace.for_epsilon(epsilon, sensitivity)
     stair = Staircase(epsilon, sensitivity)
     if arete is None:
@@ -200,7 +202,8 @@ def noise_comparison(epsilon, sensitivity=1.0, source="lemma3", alpha=None, thet
         {k: d.pdf(x) for k, d in dists.items()},
         {k: d.mean_abs() for k, d in dists.items()},
         {k: d.var() for k, d in dists.items()},
-        {k: float(d.privacy_loss(sensitivity)) for k, d in dists.items()},
+        {k: float(d.privacy_loss(sensitivity)) if k != "Arete" or arete_certified is None else arete_certified
+         for k, d in dists.items()},
         arete,
     )
 

@@ -141,12 +141,13 @@ class NoiseView(BaseView):
         """The Arete to show, and a note on where it comes from."""
         s = self.settings
         if s.arete_source != "calibrated":
-            return None, f"Arete ({s.arete_source})"
+            return None, None, f"Arete ({s.arete_source})"
         if self.exact is not None and self.exact[0] == (s.epsilon, s.sensitivity):
-            return self.exact[1], "Arete (calibrated exactly at this epsilon)"
-        arete, eps_table = tabulated_calibration(s.epsilon, s.sensitivity, self.table_data)
-        return arete, (f"Arete (calibrated at epsilon' = {fmt(eps_table, 4)} from the frontier table: certified "
-                       f"epsilon' <= epsilon; press the button for the exact calibration)")
+            return self.exact[1], None, "Arete (calibrated exactly at this epsilon)"
+        arete, eps_table, certified = tabulated_calibration(s.epsilon, s.sensitivity, self.table_data)
+        return arete, certified, (f"Arete (calibrated at epsilon' = {fmt(eps_table, 4)} from the frontier table, "
+                                  f"its certificate stored there: epsilon' <= epsilon; press the button for the "
+                                  f"exact calibration)")
 
     def calibrate_exactly(self):
         s = self.settings
@@ -159,8 +160,9 @@ class NoiseView(BaseView):
 
     def update(self):
         s = self.settings
-        arete, note = self._arete()
-        c = noise_comparison(s.epsilon, s.sensitivity, s.arete_source, s.alpha, s.theta, s.lam, arete=arete)
+        arete, certified, note = self._arete()
+        c = noise_comparison(s.epsilon, s.sensitivity, s.arete_source, s.alpha, s.theta, s.lam, arete=arete,
+                             arete_certified=certified)
         profile = {"Laplace": loss_profile(Laplace.for_epsilon(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
                    "Staircase": loss_profile(Staircase(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
                    "Arete": loss_profile(c.arete, DISTANCES * s.sensitivity)}
