@@ -31,10 +31,11 @@ class NoiseLab(pn.viewable.Viewer):
     def __init__(self, settings: Settings | None = None, **params):
         super().__init__(**params)
         self.settings = settings or Settings()
+        # only the first tab computes now; the others when first shown
         self.rewind = RewindView(self.settings)
-        self.boundaries = BoundaryView(self.settings)
-        self.noise = NoiseView(self.settings)
-        self.rat = RatView(self.settings)
+        self.boundaries = BoundaryView(self.settings, active=False)
+        self.noise = NoiseView(self.settings, active=False)
+        self.rat = RatView(self.settings, active=False)
         self.controls = controls(self.settings)
         self.tabs = pn.Tabs(
             ("Brownian rewind", self.rewind),

@@ -151,9 +151,9 @@ def tabulated_calibration(epsilon, sensitivity, table) -> tuple[Arete, float, fl
     once. Below the table's range it calibrates exactly."""
     eps = table["epsilon"]
     below = np.nonzero(eps <= epsilon * (1 + 1e-12))[0]
-    if below.size == 0:
-        exact = Arete.calibrated(epsilon, sensitivity)
-        return exact, float(epsilon), float(exact.privacy_loss(sensitivity))
+    if below.size == 0:  # below the table the optimum is the Laplace limit (alpha -> 0)
+        limit = Arete(1e-12, sensitivity, sensitivity / epsilon * (1 + 1e-9))
+        return limit, float(epsilon), float(limit.privacy_loss(sensitivity))
     i = below[-1]
     arete = Arete(table["arete_abs_alpha"][i], table["arete_abs_theta"][i] * sensitivity,
                   table["arete_abs_lam"][i] * sensitivity)

@@ -49,10 +49,10 @@ class BaseView(pn.viewable.Viewer):
     notice = ""
     filename = "view.csv"
 
-    def __init__(self, settings: Settings, **params):
+    def __init__(self, settings: Settings, active: bool = True, **params):
         super().__init__(**params)
         self.settings = settings
-        self.active = True
+        self.active = active
         self._pending = {}
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.download = pn.widgets.FileDownload(callback=self._csv_file, filename=self.filename, label="Download CSV",

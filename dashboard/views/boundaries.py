@@ -73,8 +73,8 @@ class BoundaryView(BaseView):
 
         settings.param.watch(self._on_cheap, ["epsilon", "delta", "rho", "sensitivity"])
         settings.param.watch(self._on_heavy, ["committed"])
-        self.guarded(self.update_curves)
-        self.guarded(self.update_study)
+        self.schedule(self.update_curves)
+        self.schedule(self.update_study)
 
     def _on_cheap(self, *_events):
         self.schedule(self.update_curves)

@@ -114,8 +114,8 @@ class NoiseView(BaseView):
                                                "committed"])
         settings.param.watch(self._on_sensitivity, ["sensitivity"])
         self._last_key = None
-        self.guarded(self.update)
-        self.guarded(self.update_error_curves)
+        self.schedule(self.update)
+        self.schedule(self.update_error_curves)
 
     def _key(self):
         s = self.settings

@@ -66,8 +66,8 @@ class RatView(BaseView):
         self.fig_rounds.add_layout(self.round_span)
         settings.param.watch(self._on_run, ["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed"])
         settings.param.watch(self._on_study, ["committed"])
-        self.guarded(self.update_run)
-        self.guarded(self.update_study)
+        self.schedule(self.update_run)
+        self.schedule(self.update_study)
 
     def _on_run(self, *_events):
         self.schedule(self.update_run)

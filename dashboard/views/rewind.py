@@ -86,7 +86,7 @@ class RewindView(BaseView):
 
         self.player.param.watch(self._on_frame, "value")
         settings.param.watch(self._on_settings, ["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed"])
-        self.guarded(self.recompute)
+        self.schedule(self.recompute)
 
     def _on_settings(self, *_events):
         self.schedule(self.recompute)

@@ -124,6 +124,7 @@ def test_reset_restores_defaults():
 def test_csv_exports():
     lab = NoiseLab()
     for view in lab.views:
+        show(lab, view)
         text = view.csv_text()
         lines = text.strip().splitlines()
         assert len(lines) > 5
@@ -166,7 +167,10 @@ def test_slider_corner_sweep():
 
 def test_hidden_views_catch_up_when_shown():
     lab = NoiseLab()
+    assert len(lab.boundaries.src_psi.data["linear"]) == 0  # hidden tabs compute when first shown
+    show(lab, lab.boundaries)
     before = np.array(lab.boundaries.src_psi.data["linear"])
+    show(lab, lab.rewind)
     lab.settings.epsilon = 4.0
     np.testing.assert_array_equal(lab.boundaries.src_psi.data["linear"], before)  # hidden: deferred
     show(lab, lab.boundaries)
