@@ -51,19 +51,14 @@ def server_side():
         "RAT: 2,000-run study (on release)": lab.rat.update_study,
     }
     results = {name: [] for name in cases}
-    whole_drag, whole_commit = [], []
     for _ in range(60):
         s.param.update(epsilon=float(10 ** rng.uniform(-1, 1.3)), delta=float(10 ** rng.uniform(-9, -2)),
                        rho=float(10 ** rng.uniform(-2, 2)), target=float(10 ** rng.uniform(-0.5, 1)))
         for name, func in cases.items():
             results[name].append(timed(func))
-        whole_drag.append(timed(setattr, s, "epsilon", float(10 ** rng.uniform(-1, 1.3))))
-        whole_commit.append(timed(s.param.trigger, "committed"))
     print("server side, per settings change:")
     for name, samples in results.items():
         print(f"  {name:<45} {stats(samples)}")
-    print(f"  {'all views, one epsilon drag step':<45} {stats(whole_drag)}")
-    print(f"  {'all views, release (commit)':<45} {stats(whole_commit)}")
     frames = [timed(lab.rewind._show_frame, k % 120) for k in range(240)]
     print(f"  {'rewind animation frame':<45} {stats(frames)}")
 

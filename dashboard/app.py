@@ -42,7 +42,7 @@ class NoiseLab(pn.viewable.Viewer):
             ("Privacy boundaries", self.boundaries),
             ("Low-privacy noise", self.noise),
             ("RAT stopping", self.rat),
-            dynamic=False, sizing_mode="stretch_width",
+            dynamic=True, sizing_mode="stretch_width",
         )
         self._activate(0)
         self.tabs.param.watch(lambda event: self._activate(event.new), "active")

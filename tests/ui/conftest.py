@@ -91,6 +91,15 @@ def wait_for_app(page):
     )
 
 
+TAB_MODELS = {"Privacy boundaries": ("boundary-psi", "t"), "Brownian rewind": ("rewind-now", "t")}
+
+
 def show_tab(page, label):
+    """Open a tab; tabs render when first shown, so wait for its data to arrive."""
     page.get_by_text(label, exact=True).first.click()
-    page.wait_for_timeout(300)
+    if label in TAB_MODELS:
+        name, column = TAB_MODELS[label]
+        check = f"const m = Bokeh.documents[0].get_model_by_name('{name}'); return m && m.data.{column}.length > 0;"
+        page.wait_for_function(f"() => {{ {check} }}", timeout=30_000)
+    else:
+        page.wait_for_timeout(500)
