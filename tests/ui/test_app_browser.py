@@ -7,6 +7,18 @@ from tests.ui.conftest import bokeh_value, show_tab, wait_for_app
 pytestmark = pytest.mark.ui
 
 
+def move_epsilon(page, key, before):
+    """Press an arrow key ten times on the epsilon slider; wait until the boundary curve changes."""
+    handle = page.locator(".noUi-handle").first
+    handle.focus()
+    for _ in range(10):
+        handle.press(key)
+    page.wait_for_function(
+        f"() => Number(Bokeh.documents[0].get_model_by_name('boundary-psi').data.linear[0]) !== {before}",
+        timeout=10_000,
+    )
+
+
 def test_served_app_answers_http(server_url):
     with urllib.request.urlopen(server_url, timeout=30) as resp:
         body = resp.read().decode()
@@ -29,14 +41,7 @@ def test_dragging_epsilon_redraws_the_boundaries(watched_page, server_url):
     wait_for_app(page)
     show_tab(page, "Privacy boundaries")
     before = bokeh_value(page, "boundary-psi", "linear", 0)
-    handle = page.locator(".noUi-handle").first
-    handle.focus()
-    for _ in range(10):
-        handle.press("ArrowRight")
-    page.wait_for_function(
-        f"() => Number(Bokeh.documents[0].get_model_by_name('boundary-psi').data.linear[0]) !== {before}",
-        timeout=10_000,
-    )
+    move_epsilon(page, "ArrowRight", before)
     assert bokeh_value(page, "boundary-psi", "linear", 0) != before
     assert page.problems == []
 
@@ -85,14 +90,7 @@ def test_sessions_are_independent_and_disconnect_is_harmless(browser, server_url
         wait_for_app(page)
         show_tab(page, "Privacy boundaries")
     base = bokeh_value(second, "boundary-psi", "linear", 0)
-    handle = first.locator(".noUi-handle").first
-    handle.focus()
-    for _ in range(10):
-        handle.press("ArrowLeft")
-    first.wait_for_function(
-        f"() => Number(Bokeh.documents[0].get_model_by_name('boundary-psi').data.linear[0]) !== {base}",
-        timeout=10_000,
-    )
+    move_epsilon(first, "ArrowLeft", base)
     assert bokeh_value(second, "boundary-psi", "linear", 0) == base
     show_tab(first, "Brownian rewind")
     first.locator("button.play").first.click()
