@@ -87,6 +87,7 @@ class NoiseView(BaseView):
                 fig.line("present", column, source=self.src_drop[name], color=PALETTE[name], line_width=2,
                          legend_label=f"{name} shares")
                 fig.scatter("present", column, source=self.src_drop[name], color=PALETTE[name], size=6)
+        self.dropout_plots = pn.Row(self.fig_drop_eps, self.fig_drop_err, sizing_mode="stretch_width", visible=False)
         self.users = pn.widgets.IntInput.from_param(settings.param.users, label="users n", width=120,
                                                     description=settings.param.users.doc)
         self.dropout_button = pn.widgets.Button(label="Compute dropout curves", width=220,
@@ -214,6 +215,7 @@ class NoiseView(BaseView):
             for name, key in (("Arete", "arete"), ("Laplace", "laplace")):
                 present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
                 self.src_drop[name].data = {"present": present, "epsilon": eps, "error": err}
+            self.dropout_plots.visible = True  # shown once there is something to draw
             bounded = np.isfinite(curves["arete_epsilon"])
             worst = curves["arete_epsilon"][bounded].max() if bounded.any() else float("nan")
             self.dropout_note.object = (
@@ -238,6 +240,6 @@ class NoiseView(BaseView):
             self.table,
             pn.Row(self.fig_profile, self.fig_error, sizing_mode="stretch_width"),
             pn.Row(self.users, self.dropout_button), self.dropout_note,
-            pn.Row(self.fig_drop_eps, self.fig_drop_err, sizing_mode="stretch_width"),
+            self.dropout_plots,
             sizing_mode="stretch_width",
         )

@@ -201,7 +201,9 @@ def test_noise_view_dropout_curves():
     show(lab, lab.noise)
     lab.settings.param.update(epsilon=6.0, arete_source="local-search", users=20)
     lab.settings.param.trigger("committed")
+    assert not lab.noise.dropout_plots.visible  # no empty plots before the curves exist
     lab.noise.dropout_button.clicks += 1
+    assert lab.noise.dropout_plots.visible
     data = lab.noise.src_drop["Arete"].data
     assert len(data["present"]) >= 4
     assert data["epsilon"][0] == pytest.approx(5.99966, abs=5e-6)
