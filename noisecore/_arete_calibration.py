@@ -42,14 +42,19 @@ def _ratios(params, points):
 
 
 def _starts(epsilon):
-    """Deterministic starting points: the trend of optima found for epsilon in [6, 40]
-    (log lam ~ 0.45 - eps/2, log alpha ~ -0.2 - eps/2, theta ~ 1 - 0.4 e^((6 - eps)/3)) and,
-    for small epsilon, a point near the Laplace limit (the optimum as epsilon -> 0)."""
+    """Deterministic starting points, from the optima found over [0.5, 40]: the trend for
+    epsilon >= 4 (log lam ~ 0.45 - eps/2, log alpha ~ -0.2 - eps/2, theta ~ 1 - 0.4 e^((6 - eps)/3)),
+    the family that first beats Laplace near epsilon = 3.5, and a point near the Laplace limit."""
     trend = (math.exp(-0.2 - epsilon / 2), 1 - 0.4 * math.exp((6 - epsilon) / 3), math.exp(0.45 - epsilon / 2))
-    starts = [trend] if epsilon >= 4 else []
-    if epsilon < 8:
-        starts.append((1e-3, 1.0, 1.05 / epsilon))
-    return starts
+    mid = (min(0.8, 0.39 * math.exp(-0.85 * (epsilon - 4.2))), 0.38, 0.08)  # takes over from Laplace near 3.5
+    laplace_like = (1e-3, 1.0, 1.05 / epsilon)
+    if epsilon >= 6:
+        return [trend]
+    if epsilon >= 4:
+        return [trend, mid]
+    if epsilon >= 2.5:
+        return [mid, laplace_like]
+    return [laplace_like]
 
 
 def _solve(epsilon, objective, start, points):
