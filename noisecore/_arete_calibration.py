@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 from ._arete_quadrature import AreteKernel
 
@@ -21,13 +21,8 @@ _BOUNDS = [(math.log(1e-12), 0.0), (math.log(1e-4), math.log(100.0)), (math.log(
 _MARGIN = 1e-7  # relative slack kept below the target during the search
 
 
-def _gg_mean_abs(alpha, theta):
-    return theta * math.exp((1 - alpha) * math.log(4) + special.gammaln(2 * alpha) - 2 * special.gammaln(alpha))
-
-
 def mean_abs(alpha, theta, lam):
-    b0 = AreteKernel(alpha, theta, lam).evaluate(np.zeros(1))[2]
-    return _gg_mean_abs(alpha, theta) + 2 * lam * b0
+    return AreteKernel(alpha, theta, lam).mean_abs()
 
 
 def variance(alpha, theta, lam):

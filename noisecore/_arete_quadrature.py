@@ -213,6 +213,13 @@ class AreteKernel:
         at_c = np.concatenate([big_c, [0.0]])
         return edges, at_a, at_b, at_c
 
+    def mean_abs(self) -> float:
+        """E|Z| = E|X1 - X2| + 2 lam int_0^inf f_X(x) e^{-x/lam} dx, with
+        E|X1 - X2| = theta 4^(1 - alpha) Gamma(2 alpha) / Gamma(alpha)^2."""
+        a = self.alpha
+        gg = self.theta * math.exp((1 - a) * math.log(4) + special.gammaln(2 * a) - 2 * special.gammaln(a))
+        return gg + 2 * self.lam * self.evaluate(np.zeros(1))[2]
+
     def evaluate(self, t: np.ndarray, *, want_sf: bool = False):
         """(log f(t), sf(t) for t >= 0) for an array of finite t >= 0."""
         inner = _INNER * min(self.theta, self.lam)

@@ -10,7 +10,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from ._arete_quadrature import AreteKernel
 from ._base import NoiseDistribution, check_sensitivity
@@ -133,12 +132,8 @@ class Arete(NoiseDistribution):
 
     # --- moments -----------------------------------------------------------------
     def mean_abs(self) -> float:
-        """E|Z| = E|X1 - X2| + 2 lam int_0^inf f_X(x) e^{-x/lam} dx, with
-        E|X1 - X2| = theta 4^(1 - alpha) Gamma(2 alpha) / Gamma(alpha)^2."""
-        a = self.alpha
-        gg = self.theta * math.exp((1 - a) * math.log(4) + special.gammaln(2 * a) - 2 * special.gammaln(a))
-        b0 = self._kernel.evaluate(np.zeros(1))[2]
-        return gg + 2 * self.lam * b0
+        """E|Z| = E|X1 - X2| + 2 lam int_0^inf f_X(x) e^{-x/lam} dx (see ``AreteKernel.mean_abs``)."""
+        return self._kernel.mean_abs()
 
     def var(self) -> float:
         return 2 * self.alpha * self.theta**2 + 2 * self.lam**2
