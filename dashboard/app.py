@@ -21,8 +21,8 @@ INTRO = (
     "settings, so a link reproduces what you see."
 )
 URL_KEYS = {"epsilon": "eps", "delta": "delta", "rho": "rho", "target": "target", "sensitivity": "sens",
-            "dim": "d", "seed": "seed", "arete_source": "arete", "alpha": "alpha", "theta": "theta", "lam": "lam",
-            "users": "users"}
+            "dim": "d", "seed": "seed", "stop_rule": "stop", "arete_source": "arete", "alpha": "alpha",
+            "theta": "theta", "lam": "lam", "users": "users"}
 
 
 class NoiseLab(pn.viewable.Viewer):

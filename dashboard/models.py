@@ -8,10 +8,11 @@ DEFAULTS = {
     "epsilon": 1.0,
     "delta": 1e-6,
     "rho": 1.0,
-    "target": 2.0,
+    "target": 20.0,
     "sensitivity": 1.0,
     "dim": 1,
     "seed": 0,
+    "stop_rule": "confidence",
     "arete_source": "calibrated",
     "alpha": 0.0756,
     "theta": 0.63,
@@ -29,15 +30,21 @@ class Settings(param.Parameterized):
     delta = param.Number(DEFAULTS["delta"], bounds=(1e-12, 0.5),
                          doc="Failure probability delta of the time-uniform privacy boundary.")
     rho = param.Number(DEFAULTS["rho"], bounds=(1e-4, 1e4),
-                       doc="Mixture-boundary parameter rho: the time scale where psi_M is tightest.")
+                       doc="Mixture-boundary parameter rho, in units of sensitivity squared: psi_M is tightest near "
+                           "noise variance t = 2 ln(1/delta) rho (within a factor 1.4 for delta <= 0.05).")
     target = param.Number(DEFAULTS["target"], bounds=(0.01, 100.0),
-                          doc="Target error ||release - f(x)||: the analyst stops rewinding once a release is "
-                              "this close.")
+                          doc="Target error ||release - f(x)|| of the rewind: the analyst wants to stop once a release "
+                              "is this close.")
     sensitivity = param.Number(DEFAULTS["sensitivity"], bounds=(0.1, 10.0),
                                doc="Sensitivity of f: how far one person's data can move f(x).")
     dim = param.Selector(default=DEFAULTS["dim"], objects=[1, 2], doc="Dimension d of f(x): a line or the plane.")
     seed = param.Integer(DEFAULTS["seed"], bounds=(0, 2**31 - 1),
                          doc="Random seed: the same seed reproduces every draw exactly.")
+    stop_rule = param.Selector(default=DEFAULTS["stop_rule"], objects=["confidence", "rat", "peek"],
+                               doc="How the rewind stops: 'confidence' reads only the public noise level (pays "
+                                   "psi(T_N)); 'rat' checks the private error through ReducedAboveThreshold (pays "
+                                   "2 psi(T_N)); 'peek' looks at the private error directly: a counter-example "
+                                   "with no privacy guarantee.")
     arete_source = param.Selector(default=DEFAULTS["arete_source"],
                                   objects=["calibrated", "lemma3", "local-search", "manual"],
                                   doc="Arete parameters: calibrated (least E|Z| with certified epsilon), paper B's "
@@ -47,10 +54,11 @@ class Settings(param.Parameterized):
     theta = param.Number(DEFAULTS["theta"], bounds=(1e-3, 10.0), doc="Arete Gamma scale theta (manual).")
     lam = param.Number(DEFAULTS["lam"], bounds=(1e-3, 10.0), doc="Arete Laplace scale lambda (manual).")
     users = param.Integer(DEFAULTS["users"], bounds=(2, 100_000),
-                          doc="Number of users n who each add one share of the noise (distributed summation).")
+                          doc="Number of users n who each add one share of the noise (distributed summation): sets "
+                              "the size of one share. The dropout curves depend only on the fraction present.")
     committed = param.Event(doc="Fired when a drag ends or a discrete setting changes: heavy views refresh.")
 
-    @param.depends("dim", "seed", watch=True)
+    @param.depends("dim", "seed", "stop_rule", watch=True)
     def _commit_discrete(self):
         """Discrete settings have no drag: every change is final."""
         self.param.trigger("committed")

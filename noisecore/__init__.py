@@ -4,7 +4,7 @@ Depends on numpy and scipy only.
 """
 
 from .arete import Arete, AreteShare
-from .boundaries import LinearBoundary, MixtureBoundary, PrivacyBoundary, gaussian_variance
+from .boundaries import LinearBoundary, MixtureBoundary, PrivacyBoundary, gaussian_pdp_variance, gaussian_variance
 from .brownian import BrownianMechanism, BrownianRelease, brownian_privacy_loss
 from .distributions import Gaussian, Laplace, Staircase
 from .laplace_reduction import LaplaceNoiseReduction, LaplaceProcess, koufogiannis_chain
@@ -14,6 +14,7 @@ from .threshold import (
     ReducedAboveThreshold,
     ThresholdRound,
     rat_utility_margin,
+    simulate_above_threshold_stopping,
     simulate_rat_stopping,
 )
 
@@ -35,9 +36,11 @@ __all__ = [
     "Staircase",
     "ThresholdRound",
     "brownian_privacy_loss",
+    "gaussian_pdp_variance",
     "gaussian_variance",
     "koufogiannis_chain",
     "rat_utility_margin",
+    "simulate_above_threshold_stopping",
     "simulate_rat_stopping",
 ]
 __version__ = "0.1.0"

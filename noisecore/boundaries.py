@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
 from ._base import _output, check_sensitivity
 from ._validation import in_open_interval, positive, real_array
 from .distributions import Gaussian
 
-__all__ = ["LinearBoundary", "MixtureBoundary", "PrivacyBoundary", "gaussian_variance"]
+__all__ = ["LinearBoundary", "MixtureBoundary", "PrivacyBoundary", "gaussian_pdp_variance", "gaussian_variance"]
 
 
 def _positive_times(name, value):
@@ -201,3 +201,21 @@ def gaussian_variance(epsilon, delta, sensitivity=1.0) -> float:
     guarantee that holds uniformly over all release times.
     """
     return Gaussian.analytic(epsilon, delta, sensitivity).sigma ** 2
+
+
+def gaussian_pdp_variance(epsilon, delta, sensitivity=1.0) -> float:
+    """Variance a single Gaussian release needs for (epsilon, delta)-*probabilistic* DP.
+
+    The loss of one release at variance T is D^2/(2T) + (D/T) W_T with W_T ~ N(0, T)
+    (paper A, Theorem 3.2), so P(loss > epsilon) = delta exactly when
+    D^2/(2T) + D z / sqrt(T) = epsilon, z = Phi^{-1}(1 - delta). With u = D / sqrt(T):
+    u = sqrt(z^2 + 2 epsilon) - z. This is the like-for-like comparison for a privacy
+    boundary (which is a probabilistic guarantee); ``gaussian_variance`` meets plain
+    (epsilon, delta)-DP, a weaker requirement, so it needs less variance.
+    """
+    epsilon = positive("epsilon", epsilon)
+    delta = in_open_interval("delta", delta, 0.0, 1.0)
+    D = check_sensitivity(sensitivity)
+    z = -float(special.ndtri(delta))
+    u = 2 * epsilon / (math.sqrt(z * z + 2 * epsilon) + z)  # = sqrt(z^2 + 2 eps) - z, without cancellation
+    return (D / u) ** 2

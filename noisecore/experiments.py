@@ -31,6 +31,7 @@ from .tasks import (
     synthetic_classification,
     synthetic_regression,
 )
+from .threshold import simulate_above_threshold_stopping, simulate_rat_stopping
 
 __all__ = [
     "DEFAULT_TARGETS",
@@ -221,21 +222,16 @@ def stopping_experiment(task: Task, target=None, epsilons=None, *, trials=1000, 
         raise ValueError(f"target loss {target:g} is unreachable on this grid (best loss seen {best:.4g})")
     sens = task.utility_sensitivity
     result = StoppingResult(task.name, target, eps)
-    k = eps.size
     for mech in ("bm", "lnr"):
         rules = {}
-        rules["holdout"] = (losses["holdout"][mech] <= target, 0.0, 1.0)
+        rules["holdout"] = (first_true(losses["holdout"][mech] <= target) + 1, 0.0, 1.0)
         utility = -losses["clipped"][mech]
-        at_threshold = rng.laplace(0.0, 2 * sens / at_epsilon, (trials, 1))
-        at_query = rng.laplace(0.0, 4 * sens / at_epsilon, (trials, k))
-        rules["AboveThreshold"] = (utility + at_query >= -target + at_threshold, at_epsilon, 1.0)
-        rat_times = 2 * sens / eps
-        grid = np.unique(np.r_[rat_times, 2 * sens / eps[-1]])
-        zeta = koufogiannis_chain(grid, 1, size=trials, rng=rng)[..., 0][:, np.searchsorted(grid, rat_times)]
-        xi = rng.laplace(0.0, 1.0, (trials, k)) * (4 * sens / eps)
-        rules["RAT"] = (utility + xi >= -target + zeta, 0.0, 2.0)
-        for rule, (mask, extra, factor) in rules.items():
-            idx = first_true(mask)
+        at_stop = simulate_above_threshold_stopping(utility, -target, sensitivity=sens, epsilon=at_epsilon, rng=rng)
+        rules["AboveThreshold"] = (at_stop, at_epsilon, 1.0)
+        rat_stop = simulate_rat_stopping(utility, eps, -target, sensitivity=sens, epsilon_max=eps[-1], rng=rng)
+        rules["RAT"] = (rat_stop, 0.0, 2.0)
+        for rule, (stop_round, extra, factor) in rules.items():
+            idx = stop_round - 1
             cost = np.where(idx >= 0, factor * eps[np.maximum(idx, 0)] + extra, np.nan)
             result.ex_post[(mech, rule)] = cost
             result.stop_index[(mech, rule)] = idx

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import in_open_interval, positive, real_array, real_scalar
+from ._validation import in_open_interval, positive, positive_int, real_array, real_scalar
 from .laplace_reduction import LaplaceProcess, koufogiannis_chain
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "ReducedAboveThreshold",
     "ThresholdRound",
     "rat_utility_margin",
+    "simulate_above_threshold_stopping",
     "simulate_rat_stopping",
 ]
 
@@ -132,26 +133,60 @@ def rat_utility_margin(epsilons, sensitivity, gamma, weights=None) -> np.ndarray
     return 4 * D / eps * (math.log(2 / gamma) - np.log(p))
 
 
-def simulate_rat_stopping(utilities, epsilons, threshold, *, sensitivity, epsilon_max, runs, rng=None):
-    """Stopping rounds (1-based; 0 = never) of many independent RAT runs on fixed utilities.
+def _utilities(utilities, runs, width=None):
+    u = real_array("utilities", utilities)
+    if u.ndim == 1:
+        if runs is None:
+            raise ValueError("runs is required when utilities is 1-d (the same utilities for every run)")
+        u = np.broadcast_to(u, (positive_int("runs", runs), u.size))
+    elif u.ndim != 2 or u.shape[1] == 0:
+        raise ValueError(f"utilities must be 1-d (rounds) or 2-d (runs, rounds), got shape {u.shape}")
+    elif runs is not None and positive_int("runs", runs) != u.shape[0]:
+        raise ValueError(f"runs = {runs} does not match utilities with {u.shape[0]} rows")
+    if width is not None and u.shape[1] != width:
+        raise ValueError("utilities and epsilons must have the same number of rounds")
+    return u
 
-    Vectorised: the threshold noise on the grid of times 2D/eps_n uses the Koufogiannis chain,
-    which has the Laplace process's joint law on any grid.
-    """
-    rng = np.random.default_rng(rng)
-    u = np.atleast_1d(real_array("utilities", utilities))
-    eps = np.atleast_1d(real_array("epsilons", epsilons))
-    if u.shape != eps.shape:
-        raise ValueError("utilities and epsilons must have the same length")
-    if (np.diff(eps) < 0).any() or (eps <= 0).any() or eps.max() > epsilon_max:
-        raise ValueError("epsilons must be positive, non-decreasing and <= epsilon_max")
-    D = positive("sensitivity", sensitivity)
-    eta = 2 * D / positive("epsilon_max", epsilon_max)
-    times = 2 * D / eps  # non-increasing
-    grid = np.unique(np.concatenate([[eta], times]))
-    chain = koufogiannis_chain(grid, 1, size=runs, rng=rng)[..., 0]
-    zeta = chain[:, np.searchsorted(grid, times)]
-    xi = rng.laplace(0.0, 1.0, (runs, eps.size)) * (4 * D / eps)
-    above = u + xi >= threshold + zeta
+
+def _first_round(above: np.ndarray) -> np.ndarray:
     first = np.argmax(above, axis=1) + 1
     return np.where(above.any(axis=1), first, 0)
+
+
+def simulate_rat_stopping(utilities, epsilons, threshold, *, sensitivity, epsilon_max, runs=None, rng=None):
+    """Stopping rounds (1-based; 0 = never) of many independent RAT runs (alg:rat).
+
+    ``utilities`` holds u(candidate_n, x) for round n: 1-d (the same for every run, give
+    ``runs``) or 2-d (runs, rounds), e.g. one row per independent Brownian path. Vectorised:
+    the threshold noise on the grid of times 2D/eps_n uses the Koufogiannis chain, which has
+    the Laplace process's joint law on any grid; the query noise is Lap(4D/eps_n).
+    """
+    rng = np.random.default_rng(rng)
+    eps = np.atleast_1d(real_array("epsilons", epsilons))
+    if eps.ndim != 1 or (np.diff(eps) < 0).any() or (eps <= 0).any():
+        raise ValueError("epsilons must be a 1-d array of positive, non-decreasing values")
+    eps_max = positive("epsilon_max", epsilon_max)
+    if eps.max() > eps_max:
+        raise ValueError(f"epsilons must be <= epsilon_max = {eps_max:g}")
+    u = _utilities(utilities, runs, eps.size)
+    threshold = real_scalar("threshold", threshold)
+    D = positive("sensitivity", sensitivity)
+    times = 2 * D / eps  # non-increasing
+    grid = np.unique(np.concatenate([[2 * D / eps_max], times]))
+    chain = koufogiannis_chain(grid, 1, size=u.shape[0], rng=rng)[..., 0]
+    zeta = chain[:, np.searchsorted(grid, times)]
+    xi = rng.laplace(0.0, 1.0, u.shape) * (4 * D / eps)
+    return _first_round(u + xi >= threshold + zeta)
+
+
+def simulate_above_threshold_stopping(utilities, threshold, *, sensitivity, epsilon, runs=None, rng=None):
+    """Stopping rounds (1-based; 0 = never) of many independent AboveThreshold runs: one
+    threshold noise Lap(2D/eps) per run, query noise Lap(4D/eps) per round; each run costs
+    ``epsilon`` however many rounds it checks."""
+    rng = np.random.default_rng(rng)
+    u = _utilities(utilities, runs)
+    threshold = real_scalar("threshold", threshold)
+    D = positive("sensitivity", sensitivity)
+    eps = positive("epsilon", epsilon)
+    noisy_threshold = threshold + rng.laplace(0.0, 2 * D / eps, (u.shape[0], 1))
+    return _first_round(u + rng.laplace(0.0, 4 * D / eps, u.shape) >= noisy_threshold)

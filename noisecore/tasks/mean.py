@@ -9,6 +9,8 @@ import numpy as np
 from .._validation import real_array
 from .base import Task
 
+_CHUNK = 64  # parameter vectors per block when clipping example by example
+
 
 class MeanEstimationTask(Task):
     """Release the mean of rows in the unit ball; loss mean((1/2)||x_i - beta||^2) + lam/2 ||beta||^2.
@@ -39,14 +41,21 @@ class MeanEstimationTask(Task):
         return self.optimum + self._noise(noise)
 
     def _loss(self, params, *, holdout, clip):
+        if holdout and self.holdout is None:
+            raise ValueError("this task has no hold-out data")
+        sq = np.sum(params * params, axis=-1)
+        if clip is not None:
+            # each example's loss is capped (not the mean), so the mean has sensitivity clip / n
+            X = self.holdout if holdout else self.X
+            flat = params.reshape(-1, self.d)
+            out = np.empty(flat.shape[0])
+            for start in range(0, flat.shape[0], _CHUNK):
+                block = flat[start:start + _CHUNK]
+                per_example = 0.5 * np.sum((block[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+                out[start:start + _CHUNK] = np.minimum(per_example, clip).mean(axis=1)
+            return out.reshape(params.shape[:-1]) + self.lam / 2 * sq
         if holdout:
-            if self.holdout is None:
-                raise ValueError("this task has no hold-out data")
             mean, second = self.holdout.mean(axis=0), float(np.mean(np.sum(self.holdout**2, axis=1)))
         else:
             mean, second = self._moments
-        sq = np.sum(params * params, axis=-1)
-        out = 0.5 * (second - 2 * params @ mean + sq) + self.lam / 2 * sq
-        if clip is not None:
-            out = np.minimum(out, clip)
-        return out
+        return 0.5 * (second - 2 * params @ mean + sq) + self.lam / 2 * sq

@@ -91,7 +91,7 @@ def test_noise_view_arete_sources():
     s.param.update(epsilon=6.0)
     s.arete_source = "local-search"
     assert lab.noise.comparison.certified["Arete"] == pytest.approx(5.99966, abs=5e-6)
-    assert "certified" in lab.noise.table.object
+    assert "worst-case epsilon" in lab.noise.table.object
     s.arete_source = "manual"
     assert lab.noise.manual.visible
     s.alpha = 0.5
