@@ -102,3 +102,15 @@ def test_boundary_crossing_frequency_at_most_delta(bound):
 def test_bad_boundary_input(make):
     with pytest.raises(ValueError, match=r"delta|rho|a must|sensitivity|epsilon|t must"):
         make()
+
+
+def test_pdp_gaussian_validates_and_exceeds_the_dp_gaussian():
+    from noisecore import gaussian_pdp_variance
+
+    with pytest.raises(ValueError, match="delta"):
+        gaussian_pdp_variance(1.0, 0.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        gaussian_pdp_variance(-1.0, 1e-6)
+    for eps in (0.1, 1.0, 10.0):
+        assert gaussian_pdp_variance(eps, 1e-6, 3.0) == pytest.approx(9 * gaussian_pdp_variance(eps, 1e-6), rel=1e-12)
+        assert gaussian_pdp_variance(eps, 1e-6) > gaussian_variance(eps, 1e-6)

@@ -10,6 +10,7 @@ from noisecore.threshold import (
     AboveThreshold,
     ReducedAboveThreshold,
     rat_utility_margin,
+    simulate_above_threshold_stopping,
     simulate_rat_stopping,
 )
 
@@ -155,3 +156,35 @@ def test_rat_utility_margin():
         rat_utility_margin([1.0], sensitivity=1.0, gamma=1.5)
     with pytest.raises(ValueError, match="weights"):
         rat_utility_margin([1.0, 2.0], sensitivity=1.0, gamma=0.1, weights=[0.9, 0.9])
+
+
+def test_above_threshold_simulation_matches_the_sequential_class():
+    u = np.array([-3.0, -1.0, 0.0, 0.5])
+    sim = simulate_above_threshold_stopping(u, 0.0, sensitivity=1.0, epsilon=1.0, runs=20000, rng=2)
+    seq = []
+    for seed in range(4000):
+        at = AboveThreshold(0.0, sensitivity=1.0, epsilon=1.0, rng=seed)
+        stop = 0
+        for n, ui in enumerate(u, start=1):
+            if at.check(ui):
+                stop = n
+                break
+        seq.append(stop)
+    seq = np.array(seq)
+    for n in range(5):
+        p_sim, p_seq = np.mean(sim == n), np.mean(seq == n)
+        assert p_seq == pytest.approx(p_sim, abs=4.5 * math.sqrt(p_sim * (1 - p_sim) / 4000) + 1e-3)
+
+
+def test_stopping_simulations_take_one_row_per_run():
+    u = np.tile([-3.0, -1.0, 0.0, 0.5], (50, 1))
+    u[:, 0] = 100.0  # far above the threshold: every run halts in round 1
+    rounds = simulate_rat_stopping(u, [0.5, 0.5, 1.0, 2.0], 0.0, sensitivity=1.0, epsilon_max=2.0, rng=0)
+    assert rounds.shape == (50,) and np.all(rounds == 1)
+    assert np.all(simulate_above_threshold_stopping(u, 0.0, sensitivity=1.0, epsilon=1.0, rng=0) == 1)
+    with pytest.raises(ValueError, match="runs"):
+        simulate_above_threshold_stopping([0.0, 1.0], 0.0, sensitivity=1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="runs"):
+        simulate_above_threshold_stopping(u, 0.0, sensitivity=1.0, epsilon=1.0, runs=7)
+    with pytest.raises(ValueError, match="same number of rounds"):
+        simulate_rat_stopping(u, [0.5, 1.0], 0.0, sensitivity=1.0, epsilon_max=2.0)

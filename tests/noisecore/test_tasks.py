@@ -88,6 +88,21 @@ def test_mean_task():
     assert np.linalg.norm(X.mean(0) - X2.mean(0)) <= task.l2_sensitivity
 
 
+def test_mean_task_clips_each_example():
+    """The private check's loss caps every example at loss_bound (not the mean), so replacing one row
+    moves it by at most loss_bound / n even for parameters far outside the unit ball."""
+    rng = np.random.default_rng(1)
+    X = normalize_rows(rng.normal(size=(300, 3))) * rng.uniform(0, 1, (300, 1))
+    task = MeanEstimationTask(X, lam=0.0)
+    params = rng.normal(0, 2.0, (40, 3))
+    loop = np.array([np.mean([min(0.5 * np.sum((x - b) ** 2), task.loss_bound) for x in X]) for b in params])
+    np.testing.assert_allclose(task.clipped_loss(params), loop, rtol=1e-12)
+    X2 = X.copy()
+    X2[7] = -X2[7]
+    moved = np.abs(MeanEstimationTask(X2, lam=0.0).clipped_loss(params) - task.clipped_loss(params))
+    assert moved.max() <= task.utility_sensitivity + 1e-15
+
+
 def test_released_noise_has_the_stated_law():
     task = default_task("mean", n=500)
     noise = np.random.default_rng(0).normal(size=(5, task.noise_dim))
