@@ -48,7 +48,7 @@ def server_side():
         "boundaries: simulated paths (on release)": lab.boundaries.update_study,
         "noise: densities + certificate (on release)": lab.noise.update,
         "RAT: one run (live)": lab.rat.update_run,
-        "RAT: 2,000-run study (on release)": lab.rat.update_study,
+        "RAT: 1,000-run study (on release)": lab.rat.update_study,
     }
     results = {name: [] for name in cases}
     for _ in range(60):

@@ -407,12 +407,16 @@ class ClassificationStory:
     default_target: float  # reference_error + RAT_TARGET_GAP: fixed from public data only
 
     def error_rate(self, params, *, holdout=False) -> np.ndarray:
-        """Fraction of rows misclassified by each parameter vector (shape (..., d))."""
+        """Fraction of rows misclassified by each parameter vector (shape (..., d)): a margin
+        y x.beta <= 0 counts as an error."""
         X, y = self.task.holdout if holdout else (self.task.X, self.task.y)
+        signed = (X * y[:, None]).T  # margins = params @ signed
         params = np.asarray(params, dtype=float)
         flat = params.reshape(-1, X.shape[1])
-        correct = (flat @ X.T) * y > 0
-        return 1.0 - correct.mean(axis=1).reshape(params.shape[:-1])
+        correct = np.empty(flat.shape[0])
+        for start in range(0, flat.shape[0], 256):
+            correct[start:start + 256] = (flat[start:start + 256] @ signed > 0).sum(axis=1)
+        return 1.0 - (correct / X.shape[0]).reshape(params.shape[:-1])
 
     @property
     def utility_sensitivity(self) -> float:

@@ -239,11 +239,11 @@ def noise_headline(c) -> str:
     r = c.ratios
     eps = fmt(c.epsilon, 3)
     if c.laplace_limit:
-        return (f"#### At epsilon = {eps} no Arete beats Laplace: the best divisible noise here is Laplace itself "
+        return (f"##### At epsilon = {eps} no Arete beats Laplace: the best divisible noise here is Laplace itself "
                 f"(E|Z| {fmt(c.mean_abs['Laplace'], 3)}), while the central-only Staircase reaches "
                 f"{fmt(c.mean_abs['Staircase'], 3)} ({fmt(1 / r['abs_vs_staircase'], 3)}x Laplace). Raise epsilon "
                 f"above about 3.6 to see the Arete pull away.")
-    return (f"#### At epsilon = {eps} the Arete's expected error E|Z| is {fmt(r['abs_vs_laplace'], 3)}x Laplace's "
+    return (f"##### At epsilon = {eps} the Arete's expected error E|Z| is {fmt(r['abs_vs_laplace'], 3)}x Laplace's "
             f"and {fmt(r['abs_vs_staircase'], 3)}x the Staircase's, and unlike the Staircase it can be split among "
             f"users.")
 

@@ -158,7 +158,7 @@ def rat_headline(study) -> str:
     summary = study.summary()
     rat, at = summary["RAT"], summary["AboveThreshold"]
     cheaper = "less than" if rat[0] < at[0] else "more than"
-    return (f"#### Over {RUNS} runs RAT's median ex-post epsilon is {fmt(rat[0], 3)}, {cheaper} AboveThreshold's "
+    return (f"##### Over {RUNS} runs RAT's median ex-post epsilon is {fmt(rat[0], 3)}, {cheaper} AboveThreshold's "
             f"{fmt(at[0], 3)}; {fmt(100 * rat[2], 3)}% of RAT's halts meet the target error "
             f"{fmt(100 * study.target, 3)}% (AboveThreshold: {fmt(100 * at[2], 3)}%).")
 

@@ -41,8 +41,9 @@ class RewindView(BaseView):
         self.src_frames = ColumnDataSource({"t": [], "x": [], "y": [], "n": []})
         self.src_now = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-now")
         self.src_stop = ColumnDataSource({"t": [], "x": [], "y": []})
-        self.src_series = ColumnDataSource({"n": [], "epsilon": [], "composition": [], "loss": [], "error": [],
+        self.src_series = ColumnDataSource({"n": [], "epsilon": [], "composition": [], "error": [],
                                             "expected": [], "bound": []})
+        self.src_loss = ColumnDataSource({"n": [], "loss": []})
         self.src_target = ColumnDataSource({"x": [], "y": []})
 
         self.fig_line = new_figure("f(x) + B(t) against the noise variance t", x_axis_label="noise variance t",
@@ -73,8 +74,8 @@ class RewindView(BaseView):
                               legend_label="psi(T_n): ex-post epsilon of stopping here")
         self.fig_privacy.line("n", "composition", source=self.src_series, color="#7f7f7f", line_width=2,
                               line_dash="dashed", legend_label="naive composition: sum of psi(T_m)")
-        self.fig_privacy.line("n", "loss", source=self.src_series, color="#ff7f0e", line_width=1.5,
-                              legend_label="realized loss vs one fixed neighbour (psi bounds it)")
+        self.fig_privacy.scatter("n", "loss", source=self.src_loss, color="#ff7f0e", size=4,
+                                 legend_label="realized loss vs one fixed neighbour, where > 0 (psi bounds it)")
         self.fig_privacy.legend.location = "top_left"
         self.fig_error = new_figure("error of each release", x_axis_label="release n",
                                     y_axis_label="||release - f(x)||", height=240)
@@ -124,10 +125,10 @@ class RewindView(BaseView):
                 np.arange(1.0, FRAMES + 1), scenario.frame_epsilon, scenario.frame_composition,
                 scenario.frame_neighbour_loss, scenario.frame_error, scenario.frame_expected_error,
                 scenario.frame_error_bound)
-            # a log axis: losses below 1e-3 of the smallest psi are drawn at that floor
-            floor = 1e-3 * float(eps.min()) if eps.size else 1e-300
-            self.src_series.data = {"n": n, "epsilon": eps, "composition": comp, "loss": np.maximum(loss, floor),
-                                    "error": err, "expected": expected, "bound": bound}
+            self.src_series.data = {"n": n, "epsilon": eps, "composition": comp, "error": err, "expected": expected,
+                                    "bound": bound}
+            positive = loss > 0  # a log axis shows the positive losses (a negative loss favours privacy)
+            self.src_loss.data = {"n": n[positive], "loss": loss[positive]}
             angle = np.linspace(0, 2 * np.pi, 121)
             self.src_target.data = {"x": s.target * np.cos(angle), "y": s.target * np.sin(angle)}
             self.target_line.location = s.target
