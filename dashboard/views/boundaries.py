@@ -23,8 +23,9 @@ class BoundaryView(BaseView):
                r"\sqrt{\tfrac{t+\rho}{\rho}}\Big)},\qquad \psi_L(t) = \frac{\Delta}{t}\Big(\frac{\Delta}{2} + b\Big)"
                r" + \Delta a,\ 2ab = \log\tfrac{1}{\delta}$$")
     notice = (
-        "the linear boundary tuned at epsilon needs the least variance right there but has a floor; the mixture "
-        "boundary is good over a wide range. Compare like with like: a boundary gives a probabilistic guarantee, so "
+        "the linear boundary tuned at epsilon needs the least variance right there (no rho does better) but cannot "
+        "go below its floor; the mixture boundary reaches every level, and rho sets where it is tightest (near "
+        "t = 2 ln(1/delta) rho D^2). Compare like with like: a boundary gives a probabilistic guarantee, so "
         "its fair one-shot rival is the Gaussian release with the same probabilistic guarantee (solid grey). The "
         "Balle-Wang Gaussian (dashed) meets plain (epsilon, delta)-DP, a weaker requirement; the readout splits the "
         "two gaps."

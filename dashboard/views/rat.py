@@ -45,6 +45,7 @@ class RatView(BaseView):
         self.src_false = ColumnDataSource({"n": [], "noisy": []})
         self.src_hist = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.src_eps = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
+        self.src_err = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.fig_rounds = new_figure("one run: noisy accuracy against the noisy threshold", x_axis_label="round n",
                                      y_axis_label="accuracy on the private records")
         self.fig_rounds.line("n", "accuracy", source=self.src_rounds, color="#555555", line_dash="dashed",
@@ -63,8 +64,14 @@ class RatView(BaseView):
         self.fig_hist = new_figure(f"stopping round over {RUNS} runs", x_axis_label="round", y_axis_label="runs")
         self.fig_eps = new_figure(f"ex-post epsilon over {RUNS} runs", x_axis_label="ex-post epsilon",
                                   y_axis_label="runs")
+        self.fig_err = new_figure(f"true error at the halt over {RUNS} runs", x_axis_label="error rate on the "
+                                  "private records (%)", y_axis_label="runs")
+        self.err_target = Span(location=0, dimension="height", line_color="#2ca02c", line_dash="dotted", line_width=2)
+        self.fig_err.add_layout(self.err_target)
         colors = {"hold-out": PALETTE["hold-out"], "AboveThreshold": PALETTE["at"], "RAT": PALETTE["rat"]}
         for rule in RAT_RULES:
+            self.fig_err.quad(source=self.src_err[rule], left="left", right="right", top="top", bottom=0,
+                              color=colors[rule], alpha=0.35, legend_label=rule)
             self.fig_hist.quad(source=self.src_hist[rule], left="left", right="right", top="top", bottom=0,
                                color=colors[rule], alpha=0.35, legend_label=rule)
             self.fig_eps.quad(source=self.src_eps[rule], left="left", right="right", top="top", bottom=0,
@@ -109,9 +116,16 @@ class RatView(BaseView):
         edges = np.arange(0.5, ROUNDS + 1.5)
         finite_all = np.concatenate([v[np.isfinite(v)] for v in study.ex_post.values()])
         eps_edges = np.linspace(0, finite_all.max() * 1.02, 41) if finite_all.size else np.linspace(0, 1, 41)
+        errors = np.concatenate([100 * v[np.isfinite(v)] for v in study.error_at_stop.values()])
+        top = max(float(errors.max()) if errors.size else 0.0, 100 * study.target) * 1.05
+        err_edges = np.linspace(0, top, 41)
         with pn.io.hold():
             self.study = study
+            self.err_target.location = 100 * study.target
             for rule in RAT_RULES:
+                err = study.error_at_stop[rule]
+                counts, _ = np.histogram(100 * err[np.isfinite(err)], bins=err_edges)
+                self.src_err[rule].data = {"left": err_edges[:-1], "right": err_edges[1:], "top": counts}
                 rounds = study.stop_rounds[rule]
                 counts, _ = np.histogram(rounds[rounds > 0], bins=edges)
                 self.src_hist[rule].data = {"left": edges[:-1], "right": edges[1:], "top": counts}
@@ -135,6 +149,7 @@ class RatView(BaseView):
             self.header, self.alert, self.headline, self.download,
             self.fig_rounds, self.readout,
             pn.Row(self.fig_hist, self.fig_eps, sizing_mode="stretch_width"),
+            self.fig_err,
             self.study_readout,
             sizing_mode="stretch_width",
         )

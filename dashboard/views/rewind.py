@@ -204,7 +204,9 @@ def stop_text(sc) -> str:
         met = "within" if sc.frame_error[k] <= sc.target else "**not** within (a false halt: the check is noisy)"
         return (f"**ReducedAboveThreshold halts at release {k + 1}** after checking the private error, which is "
                 f"{fmt(sc.frame_error[k], 3)}: {met} the target {target}. A check on private data is paid for: "
-                f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2).")
+                f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2). "
+                "Here the check's noise (scale 4D/epsilon_n) is as large as the error it checks, so most halts miss "
+                "the target; the RAT tab checks a utility averaged over many records, where the check is informative.")
     if k < 0:
         return f"Counter-example (peeking at the private error): no release comes within {target}."
     return (f"**Counter-example**: stopping at release {k + 1} because its *private* error "

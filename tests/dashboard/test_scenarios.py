@@ -115,7 +115,7 @@ def test_psi_bounds_the_loss_against_a_fixed_neighbour(delta):
 
 def test_peeking_is_a_counter_example():
     """Readout: stopping on the private error leaks, since a neighbour would stop at another release.
-    Holds at the defaults in >= 25% of 400 seeds (the neighbours f(x') = f(x) -+ D, same releases)."""
+    Holds at the defaults in >= 20% of 400 seeds (26%; the neighbours f(x') = f(x) -+ D, same releases)."""
     runs = scenarios(BASE, rule="peek")
     D, target = BASE["sensitivity"], BASE["target"]
     differs = []
@@ -126,15 +126,19 @@ def test_peeking_is_a_counter_example():
             hits = np.nonzero(np.abs(sc.frame_values[:, 0] - shift) <= target)[0]
             stops.append(int(hits[0]) if hits.size else -1)
         differs.append(any(stop != sc.stop_frame for stop in stops))
-    assert np.mean(differs) >= 0.25
+    assert np.mean(differs) >= 0.20
 
 
-def test_private_check_pays_twice_the_last_release():
-    """Readout: the RAT stop costs 2 psi(T_N) (paper A, Corollary 5.2), for every seed where it halts."""
-    for sc in scenarios(BASE, rule="rat", seeds=range(50)):
+def test_private_check_pays_twice_the_last_release_and_is_swamped_by_its_noise():
+    """Readout: the RAT stop costs 2 psi(T_N) (paper A, Corollary 5.2), for every seed; and, checking the
+    error itself (sensitivity D), most halts miss the target: < 50% of 400 seeds meet it (29%)."""
+    runs = scenarios(BASE, rule="rat")
+    for sc in runs:
         assert sc.stop_uses_private_data
         k = sc.stop_frame if sc.stop_frame >= 0 else len(sc.frame_times) - 1
         assert sc.stop_epsilon == pytest.approx(2 * sc.frame_epsilon[k], rel=1e-12)
+    met = [sc.frame_error[sc.stop_frame] <= sc.target for sc in runs if sc.stop_frame >= 0]
+    assert np.mean(met) < 0.5
 
 
 def test_rewind_rejects_bad_input():
@@ -326,3 +330,48 @@ def test_single_run_marks_false_halts():
             assert run.rat_ex_post == pytest.approx(2 * run.epsilons[run.stop_round - 1])
             seen.add(run.false_halt)
     assert seen == {True, False}  # both kinds occur at a low epsilon
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=IDS)
+def test_linear_is_least_where_tuned_and_mixture_covers_the_range(settings):
+    """Caption: the linear boundary tuned at epsilon needs the least variance right there (no mixture
+    boundary, whatever its rho, does better: checked against the best rho) but cannot go below its floor;
+    the mixture boundary reaches every level of the plotted range."""
+    kwargs = {k: settings[k] for k in ("epsilon", "delta", "rho", "sensitivity")}
+    c = boundary_curves(**kwargs)
+    best = MixtureBoundary.optimized_for(settings["epsilon"], settings["delta"], settings["sensitivity"])
+    assert c.time_at_epsilon["linear"] <= float(best.time_for(settings["epsilon"])) * (1 + 1e-9)
+    assert c.linear_floor > 0
+    below = c.epsilons <= c.linear_floor
+    assert np.all(np.isnan(c.linear_time[below])) and np.all(np.isfinite(c.linear_time[~below]))
+    assert np.all(np.isfinite(c.mixture_time)) and np.all(c.mixture_time > 0)
+
+
+def test_frontier_arete_beats_laplace_above_the_crossover_and_falls_exponentially():
+    """Caption: above epsilon ~ 3.6 the Arete's error falls exponentially, like the Staircase's.
+    Holds on the frontier table: below Laplace from the first row >= 4.5 on, and log E|Z| falls by at
+    least 0.25 per unit of epsilon from 10 to 40 (Laplace's log falls by at most 1/eps per unit)."""
+    eps, arete, laplace = TABLE["epsilon"], TABLE["arete_abs"], TABLE["laplace_abs"]
+    above = eps >= 4.5
+    assert np.all(arete[above] < laplace[above])
+    far = (eps >= 10) & (eps <= 40)
+    slope = np.polyfit(eps[far], np.log(arete[far]), 1)[0]
+    assert slope <= -0.25
+
+
+def test_builders_validate_and_a_seed_reproduces_a_demo():
+    with pytest.raises(ValueError, match="epsilon"):
+        rat_study(epsilon=-1.0, delta=1e-6, rho=1.0)
+    with pytest.raises(ValueError, match="target"):
+        rat_run(epsilon=1.0, delta=1e-6, rho=1.0, target=2.0)
+    with pytest.raises(ValueError, match="source"):
+        noise_comparison(epsilon=1.0, source="oracle")
+    with pytest.raises(ValueError, match="users"):
+        noise_comparison(epsilon=1.0, table=TABLE, users=0)
+    with pytest.raises(TypeError):
+        noise_comparison(1.0)
+    first, again = (rewind_scenario(**BASE, seed=123) for _ in range(2))
+    np.testing.assert_array_equal(first.path, again.path)
+    a, b = (rat_study(**DEFAULT_RAT, runs=50, seed=5) for _ in range(2))
+    for rule in a.stop_rounds:
+        np.testing.assert_array_equal(a.stop_rounds[rule], b.stop_rounds[rule])
