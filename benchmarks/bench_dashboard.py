@@ -59,7 +59,7 @@ def server_side():
     print("server side, per settings change:")
     for name, samples in results.items():
         print(f"  {name:<45} {stats(samples)}")
-    frames = [timed(lab.rewind._show_frame, k % 120) for k in range(240)]
+    frames = [timed(lab.rewind.show_frame, k % 120) for k in range(240)]
     print(f"  {'rewind animation frame':<45} {stats(frames)}")
 
 

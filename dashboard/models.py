@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import param
 
+from .tour import TOUR
+
 DEFAULTS = {
     "epsilon": 1.0,
     "delta": 1e-6,
@@ -18,6 +20,8 @@ DEFAULTS = {
     "theta": 0.63,
     "lam": 0.0545,
     "users": 100,
+    "large_type": False,
+    "tour": 0,
 }
 
 
@@ -56,6 +60,10 @@ class Settings(param.Parameterized):
     users = param.Integer(DEFAULTS["users"], bounds=(2, 100_000),
                           doc="Number of users n who each add one share of the noise (distributed summation): sets "
                               "the size of one share. The dropout curves depend only on the fraction present.")
+    large_type = param.Boolean(DEFAULTS["large_type"],
+                               doc="Large type for a projector: bigger text and plot labels.")
+    tour = param.Integer(DEFAULTS["tour"], bounds=(0, len(TOUR)),
+                         doc="Step of the guided tour on screen (0: no tour). Each step sets the sliders and tab.")
     committed = param.Event(doc="Fired when a drag ends or a discrete setting changes: heavy views refresh.")
 
     @param.depends("dim", "seed", "stop_rule", watch=True)
@@ -66,6 +74,12 @@ class Settings(param.Parameterized):
     def reset(self):
         """Back to the defaults (one batched update, then one commit)."""
         self.param.update(**DEFAULTS)
+        self.param.trigger("committed")
+
+    def apply(self, preset: dict):
+        """The defaults overridden by ``preset`` (presentation settings are kept), then one commit."""
+        keep = {"large_type": self.large_type, "tour": self.tour}
+        self.param.update(**{**DEFAULTS, **keep, **preset})
         self.param.trigger("committed")
 
     def as_query(self) -> dict:

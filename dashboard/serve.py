@@ -11,7 +11,7 @@ import panel as pn
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
-from .app import ASSETS, TITLE, create_app
+from dashboard.app import TITLE, create_app
 
 log = logging.getLogger("noiselab")
 
@@ -49,8 +49,8 @@ def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=Fal
         origins = [f"localhost:{port}", f"127.0.0.1:{port}"]
         if address not in ("127.0.0.1", "localhost"):
             origins.append(f"{address}:{port}")
-    return pn.serve({"/": create_app}, port=port, address=address, websocket_origin=origins, show=show,
-                    static_dirs={"assets": str(ASSETS)}, title=TITLE, threaded=threaded)
+    return pn.serve({"/": create_app}, port=port, address=address, websocket_origin=origins, show=show, title=TITLE,
+                    threaded=threaded)
 
 
 def main(argv=None):

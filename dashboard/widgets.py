@@ -1,34 +1,43 @@
-"""Controls bound two-way to the Settings model."""
+"""Controls bound two-way to the Settings model: sliders, presets, glossary, the guided tour."""
 
 from __future__ import annotations
 
+import html
 import math
 
 import panel as pn
 from bokeh.models import CustomJSTickFormatter
 
-from .models import Settings
+from .models import DEFAULTS, Settings
+from .tour import GLOSSARY, PRESETS, TOUR
+
+LARGE_TYPE_JS = "document.body.classList.toggle('noiselab-large', toggle.value);"
 
 
 class LogSlider(pn.viewable.Viewer):
     """A slider over log10 of a positive parameter showing readable values; the model follows
-    while dragging and ``committed`` fires on release."""
+    while dragging and ``committed`` fires on release. Positions are clamped to the parameter's
+    bounds, so both ends of the track are reachable (10**log10(0.05) is 0.04999...)."""
 
     def __init__(self, settings: Settings, name: str, label: str, digits: int = 2, **params):
         super().__init__(**params)
         self._settings, self._name = settings, name
-        low, high = settings.param[name].bounds
+        self._low, self._high = settings.param[name].bounds
         formatter = CustomJSTickFormatter(code=f"return Number(Math.pow(10, tick).toPrecision({digits})).toString()")
-        self.slider = pn.widgets.FloatSlider(label=label, start=math.log10(low), end=math.log10(high), step=0.01,
-                                             value=math.log10(getattr(settings, name)), format=formatter,
+        self.slider = pn.widgets.FloatSlider(label=label, start=math.log10(self._low), end=math.log10(self._high),
+                                             step=0.01, value=math.log10(getattr(settings, name)), format=formatter,
                                              sizing_mode="stretch_width")
         self.slider.param.watch(self._on_drag, "value")
         self.slider.param.watch(self._on_release, "value_throttled")
         settings.param.watch(self._on_model, name)
         self._tip = pn.widgets.TooltipIcon(value=settings.param[name].doc, margin=(22, 0, 0, 0))
 
+    def value_at(self, position: float) -> float:
+        """The parameter value at a slider position, clamped to the parameter's bounds."""
+        return min(max(10.0**position, self._low), self._high)
+
     def _on_drag(self, event):
-        value = 10 ** event.new
+        value = self.value_at(event.new)
         if not math.isclose(value, getattr(self._settings, self._name), rel_tol=1e-9):
             setattr(self._settings, self._name, value)
 
@@ -45,6 +54,15 @@ class LogSlider(pn.viewable.Viewer):
         return pn.Row(self.slider, self._tip, sizing_mode="stretch_width")
 
 
+def glossary() -> pn.pane.HTML:
+    """Each term a native <details> element: opens by click, tap or keyboard (Tab, then Enter)."""
+    items = "".join(f"<details><summary>{html.escape(term)}</summary><p>{html.escape(text)}</p></details>"
+                    for term, text in GLOSSARY.items())
+    return pn.pane.HTML(f'<div class="noiselab-glossary">{items}</div>', sizing_mode="stretch_width",
+                        stylesheets=["details { margin: 2px 0; } summary { cursor: pointer; font-weight: 600; } "
+                                     "p { margin: 2px 0 6px 12px; }"])
+
+
 def controls(settings: Settings) -> pn.Column:
     """The global controls for the sidebar."""
     sliders = [
@@ -59,5 +77,65 @@ def controls(settings: Settings) -> pn.Column:
     seed = pn.widgets.IntInput.from_param(settings.param.seed, label="seed", description=settings.param.seed.doc)
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     reset.on_click(lambda _event: settings.reset())
-    return pn.Column(*sliders, pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10)), dim, seed, reset,
-                     sizing_mode="stretch_width")
+    preset = pn.widgets.Select(label="Presets", options=["Choose a scenario...", *PRESETS],
+                               description="Scenarios people ask about: each sets the sliders from the defaults")
+
+    def apply_preset(event):
+        if event.new in PRESETS:
+            settings.apply(PRESETS[event.new])
+            preset.value = "Choose a scenario..."
+
+    preset.param.watch(apply_preset, "value")
+    large = pn.widgets.Toggle.from_param(settings.param.large_type, label="Large type (projector)")
+    large.jscallback(value=LARGE_TYPE_JS, args={"toggle": large})
+    return pn.Column(
+        preset, *sliders, pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10)), dim, seed,
+        pn.Row(reset, large), pn.Card(glossary(), title="Glossary", collapsed=True, sizing_mode="stretch_width"),
+        sizing_mode="stretch_width",
+    )
+
+
+class TourPanel(pn.viewable.Viewer):
+    """Next / Back through the guided tour; each step sets the sliders and the tab, and has a link."""
+
+    def __init__(self, settings: Settings, on_step, **params):
+        super().__init__(**params)
+        self.settings = settings
+        self._on_step = on_step
+        self.text = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10))
+        self.start = pn.widgets.Button(label="Start the guided tour", variant="outline", color="primary",
+                                       description="Six short steps for a lecture or a demo")
+        self.back = pn.widgets.Button(label="\u25c0 Back", variant="outline", width=100)
+        self.next = pn.widgets.Button(label="Next \u25b6", color="primary", width=100)
+        self.close = pn.widgets.Button(label="End tour", variant="outline", width=100)
+        self.start.on_click(lambda _e: self._go(1))
+        self.back.on_click(lambda _e: self._go(self.settings.tour - 1))
+        self.next.on_click(lambda _e: self._go(self.settings.tour + 1))
+        self.close.on_click(lambda _e: self._go(0))
+        self.buttons = pn.Row(self.back, self.next, self.close)
+        settings.param.watch(self._show, "tour")
+        self._show()
+
+    def _go(self, step):
+        self.settings.tour = max(0, min(len(TOUR), step))
+
+    def _show(self, *_events):
+        k = self.settings.tour
+        touring = k > 0
+        self.start.visible = not touring
+        self.buttons.visible = touring
+        self.text.visible = touring
+        if touring:
+            step = TOUR[k - 1]
+            self.back.disabled = k == 1
+            self.next.disabled = k == len(TOUR)
+            self.text.object = (f"**Tour, step {k} of {len(TOUR)}: {step.title}.** {step.text}  \n"
+                                f"**Look at:** {step.look_at} (Link to this step: `?tour={k}`)")
+            self._on_step(step)
+
+    def __panel__(self):
+        return pn.Column(self.start, self.text, self.buttons, sizing_mode="stretch_width",
+                         css_classes=["noiselab-tour"])
+
+
+__all__ = ["DEFAULTS", "LogSlider", "TourPanel", "controls", "glossary"]

@@ -3,14 +3,17 @@
 For each epsilon: Laplace (closed form), Staircase with the gamma optimal for each criterion,
 Arete from Lemma 3 (where its range eps >= 20 applies) and the calibrated Arete
 (``Arete.calibrated``, certified). ``python -m noisecore.frontier [path]`` regenerates the
-table shipped in ``assets/frontier.csv`` (about a minute).
+table shipped in ``noisecore/data/frontier.csv`` (about a minute); ``load()`` reads it
+through ``importlib.resources``, so it is found from an installed wheel too.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import math
 import sys
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -74,13 +77,23 @@ def write(rows, path):
 
 def read(path) -> dict[str, np.ndarray]:
     with open(path, newline="") as handle:
-        rows = list(csv.DictReader(handle))
+        return _parse(handle)
+
+
+def _parse(handle) -> dict[str, np.ndarray]:
+    rows = list(csv.DictReader(handle))
     return {k: np.array([float(r[k]) if r[k] != "" else math.nan for r in rows]) for k in COLUMNS}
+
+
+def load() -> dict[str, np.ndarray]:
+    """The frontier table shipped with the package (package data)."""
+    text = resources.files("noisecore").joinpath("data", "frontier.csv").read_text()
+    return _parse(io.StringIO(text))
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    path = Path(argv[0]) if argv else Path(__file__).resolve().parents[1] / "assets" / "frontier.csv"
+    path = Path(argv[0]) if argv else Path(__file__).resolve().parent / "data" / "frontier.csv"
 
     def show(fraction):
         sys.stderr.write(f"\rfrontier: {100 * fraction:5.1f}%")

@@ -1,29 +1,84 @@
-"""What every view shares: header text, error banner, CSV export, figure defaults."""
+"""What every view shares: a headline, the how-it-works card, a plain error banner, CSV export,
+figure defaults (legends outside the data, fonts that follow the large-type setting), and a
+loading state while an update computes."""
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
+import re
+from importlib import resources
 
 import numpy as np
 import panel as pn
 from bokeh.plotting import figure
 
 from ..models import Settings
+from ..palette import PALETTE
+
+__all__ = ["PALETTE", "BaseView", "finite", "flex_row", "fmt", "new_figure"]
 
 log = logging.getLogger(__name__)
 
-PALETTE = {"Laplace": "#d62728", "Staircase": "#2ca02c", "Arete": "#1f77b4", "mixture": "#1f77b4",
-           "linear": "#ff7f0e", "gaussian": "#7f7f7f", "rat": "#1f77b4", "at": "#d62728", "hold-out": "#2ca02c"}
 TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
+FONT_PREFIX = "Noiselab"
+FONT_SIZES = {False: ("11pt", "9pt", "10pt", "9pt"), True: ("16pt", "13pt", "14pt", "13pt")}
+
+
+@functools.cache
+def katex_stylesheet() -> str:
+    """KaTeX's own style sheet, from the copy Panel ships, for the LaTeX pane's shadow root (Panel 1.9
+    links only a one-line katex.css there, so formulas fell back to the page font). Its @font-face rules
+    are dropped and its families renamed (KaTeX_Main -> NoiselabKaTeX_Main): the app declares those faces
+    at document level, where the browser honours them, from KaTeX's font files shipped as package data,
+    and no text ever asks for the faces of Panel's document-level copy (whose font files are not there)."""
+    bundled = resources.files("panel").joinpath("dist", "bundled", "katex")
+    for folder in sorted(bundled.iterdir(), key=lambda f: f.name, reverse=True):
+        sheet = folder.joinpath("dist", "katex.min.css")
+        if sheet.is_file():
+            return re.sub(r"@font-face\{[^}]*\}", "", sheet.read_text()).replace("KaTeX_", FONT_PREFIX + "KaTeX_")
+    return ""
 
 
 def new_figure(title, **kwargs):
-    kwargs.setdefault("height", 320)
+    kwargs.setdefault("height", 400)  # the legend sits below the plot, inside this height
     kwargs.setdefault("sizing_mode", "stretch_width")
+    kwargs.setdefault("min_width", 280)
     fig = figure(title=title, tools=TOOLS, toolbar_location="above", **kwargs)
     fig.toolbar.logo = None
     return fig
+
+
+def flex_row(*items, basis=420):
+    """Side by side on wide screens, stacked on narrow ones (no horizontal scrolling on a phone)."""
+    cells = [pn.Column(item, sizing_mode="stretch_width", min_width=260, styles={"flex": f"1 1 {basis}px"})
+             for item in items]
+    return pn.FlexBox(*cells, flex_wrap="wrap", sizing_mode="stretch_width")
+
+
+def place_legend(fig):
+    """Move the legend below the plot, where it covers no data; clicking an entry hides its curve."""
+    if not fig.legend:
+        return
+    legend = fig.legend[0]
+    fig.center = [r for r in fig.center if r is not legend]
+    legend.location = "top_left"
+    legend.click_policy = "hide"
+    legend.spacing = 0
+    legend.padding = 4
+    legend.border_line_alpha = 0
+    fig.add_layout(legend, "below")
+
+
+def set_font_sizes(fig, large: bool):
+    title, axis, label, legend = FONT_SIZES[bool(large)]
+    fig.title.text_font_size = title
+    for axis_model in (*fig.xaxis, *fig.yaxis):
+        axis_model.major_label_text_font_size = axis
+        axis_model.axis_label_text_font_size = label
+    for legend_model in fig.legend:
+        legend_model.label_text_font_size = legend
 
 
 def finite(*arrays):
@@ -41,7 +96,8 @@ def fmt(value, digits=4):
 
 
 class BaseView(pn.viewable.Viewer):
-    """Header (two-line explanation, key formula, what to notice), error banner, CSV export."""
+    """Title and headline, the how-it-works card (explanation, key formula, what to notice), a plain
+    error banner, CSV export. Subclasses build figures, then call ``finish_figures``."""
 
     title = ""
     explanation = ""
@@ -54,16 +110,37 @@ class BaseView(pn.viewable.Viewer):
         self.settings = settings
         self.active = active
         self._pending = {}
+        self.figures = []
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
+        self.headline = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10),
+                                         stylesheets=["h5 { font-size: 1.05rem; margin: 2px 0 6px 0; }"])
         self.download = pn.widgets.FileDownload(callback=self._csv_file, filename=self.filename, label="Download CSV",
                                                 variant="outline", width=160)
-        self.header = pn.Column(
-            pn.pane.Markdown(f"### {self.title}\n{self.explanation}", sizing_mode="stretch_width"),
-            pn.pane.LaTeX(self.formula, sizing_mode="stretch_width") if self.formula else None,
+        self.title_pane = pn.pane.Markdown(f"### {self.title}", sizing_mode="stretch_width", margin=(0, 10))
+        self.formula_pane = (pn.pane.LaTeX(self.formula, sizing_mode="stretch_width", stylesheets=[katex_stylesheet()])
+                             if self.formula else None)
+        self.about = pn.Card(
+            pn.pane.Markdown(self.explanation, sizing_mode="stretch_width"),
+            self.formula_pane,
             pn.pane.Markdown(f"**What to notice:** {self.notice}", sizing_mode="stretch_width"),
-            sizing_mode="stretch_width",
+            title="How it works", collapsed=False, sizing_mode="stretch_width",
         )
+        self.header = pn.Column(self.title_pane, self.headline, sizing_mode="stretch_width")
+        settings.param.watch(self._on_large_type, "large_type")
 
+    # --- figures ------------------------------------------------------------------------------
+    def finish_figures(self, *figures):
+        """Legends below the data and fonts sized for the current screen."""
+        self.figures = list(figures)
+        for fig in self.figures:
+            place_legend(fig)
+            set_font_sizes(fig, self.settings.large_type)
+
+    def _on_large_type(self, event):
+        for fig in self.figures:
+            set_font_sizes(fig, event.new)
+
+    # --- updates ------------------------------------------------------------------------------
     def schedule(self, func):
         """Run an update now if the view is on screen, else when it next becomes active."""
         if self.active:
@@ -72,26 +149,67 @@ class BaseView(pn.viewable.Viewer):
             self._pending[func.__name__] = func
 
     def set_active(self, active: bool):
-        """Views in hidden tabs defer their updates (the browser then redraws only what is seen)."""
+        """Views in hidden tabs defer their updates; when shown they compute behind a loading state."""
         self.active = active
         if active and self._pending:
             pending, self._pending = list(self._pending.values()), {}
+            self.run_with_loading(pending)
+
+    def run_with_loading(self, funcs):
+        """Show the loading state, then compute on the next tick so the browser sees the spinner first."""
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
             with pn.io.hold():
-                for func in pending:
+                for func in funcs:
                     self.guarded(func)
+            return
+        self.layout.loading = True
+
+        def compute():
+            try:
+                with pn.io.hold():
+                    for func in funcs:
+                        self.guarded(func)
+            finally:
+                self.layout.loading = False
+
+        doc.add_next_tick_callback(compute)
 
     def guarded(self, func, *args):
         """Run an update; on failure show a plain message and keep the last good plots."""
         try:
             func(*args)
-        except Exception as exc:
-            log.warning("%s update failed: %s", self.title, exc)
-            self.alert.object = f"This setting cannot be shown: {exc}"
-            self.alert.visible = True
+        except (ValueError, TypeError) as exc:  # validation messages name the parameter and its range
+            log.info("%s: setting rejected: %s", self.title, exc)
+            self._show_alert(f"This setting cannot be shown: {exc}. The previous result is kept.")
+            return False
+        except Exception:
+            log.exception("%s update failed", self.title)
+            self._show_alert("Something went wrong computing this view at these settings. The previous result is "
+                             "kept; try another setting or press Reset.")
             return False
         self.alert.visible = False
         return True
 
+    def _show_alert(self, text):
+        self.alert.object = text
+        self.alert.visible = True
+
+    # --- layout -------------------------------------------------------------------------------
+    def build_layout(self) -> pn.Column:
+        raise NotImplementedError
+
+    @property
+    def layout(self) -> pn.Column:
+        """Built once; updates change the models inside it, never the layout."""
+        if getattr(self, "_layout", None) is None:
+            self._layout = self.build_layout()
+        return self._layout
+
+    def __panel__(self):
+        return self.layout
+
+    # --- export -------------------------------------------------------------------------------
     def csv_rows(self):
         """(header, rows) of the view's data; subclasses override."""
         return [], []

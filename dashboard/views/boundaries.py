@@ -6,8 +6,9 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
+from ..palette import PALETTE
 from ..scenarios import boundary_curves, crossing_study, mixture_boundary
-from .base import PALETTE, BaseView, finite, fmt, new_figure
+from .base import BaseView, finite, flex_row, fmt, new_figure
 
 SHOWN_PATHS = 25
 
@@ -49,8 +50,10 @@ class BoundaryView(BaseView):
                           legend_label="mixture psi_M (rho)")
         self.fig_psi.line("t", "linear", source=self.src_psi, color=PALETTE["linear"], line_width=2,
                           legend_label="linear psi_L (tuned at epsilon)")
-        self.fig_psi.scatter("t", "eps", source=self.src_marks, size=10, color="black", legend_label="T(epsilon)")
-        self.eps_span = Span(location=settings.epsilon, dimension="width", line_dash="dashed", line_color="gray")
+        self.fig_psi.scatter("t", "eps", source=self.src_marks, size=10, color=PALETTE["pdp"],
+                             legend_label="T(epsilon)")
+        self.eps_span = Span(location=settings.epsilon, dimension="width", line_dash="dashed",
+                             line_color=PALETTE["gaussian"])
         self.fig_psi.add_layout(self.eps_span)
 
         self.fig_inv = new_figure("variance each target epsilon needs", x_axis_type="log", y_axis_type="log",
@@ -59,19 +62,22 @@ class BoundaryView(BaseView):
                           legend_label="mixture")
         self.fig_inv.line("eps", "linear", source=self.src_inv_lin, color=PALETTE["linear"], line_width=2,
                           legend_label="linear")
-        self.fig_inv.line("eps", "pdp", source=self.src_inv, color=PALETTE["gaussian"], line_width=2,
+        self.fig_inv.line("eps", "pdp", source=self.src_inv, color=PALETTE["pdp"], line_width=2,
                           legend_label="one Gaussian release, probabilistic DP")
         self.fig_inv.line("eps", "gaussian", source=self.src_inv, color=PALETTE["gaussian"], line_width=2,
                           line_dash="dashed", legend_label="one Gaussian release, (eps, delta)-DP")
-        self.inv_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed", line_color="gray")
+        self.inv_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed",
+                             line_color=PALETTE["gaussian"])
         self.fig_inv.add_layout(self.inv_span)
 
         self.fig_paths = new_figure("simulated realized losses against one fixed neighbour, and psi_M",
                                     x_axis_type="log",
                                     x_axis_label="noise variance t", y_axis_label="privacy loss")
-        self.fig_paths.multi_line("xs", "ys", source=self.src_paths, color="#bbbbbb", line_alpha=0.7)
+        self.fig_paths.multi_line("xs", "ys", source=self.src_paths, color=PALETTE["loss"], line_alpha=0.5,
+                                  legend_label="realized loss, one path each")
         self.fig_paths.line("t", "psi", source=self.src_bound, color=PALETTE["mixture"], line_width=3,
                             legend_label="psi_M")
+        self.finish_figures(self.fig_psi, self.fig_inv, self.fig_paths)
         self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
 
@@ -102,6 +108,11 @@ class BoundaryView(BaseView):
             self.eps_span.location = s.epsilon
             self.inv_span.location = s.epsilon
             self.readout.object = boundary_readout(c, s.epsilon, s.delta, s.rho)
+            g = c.gaps
+            self.headline.object = (
+                f"##### At epsilon = {fmt(s.epsilon, 3)}, stopping whenever you like costs "
+                f"x{fmt(g['linear_over_pdp'], 3)} the noise variance of a single release with the same guarantee "
+                f"(linear boundary; mixture x{fmt(g['mixture_over_pdp'], 3)}).")
 
     def update_study(self):
         s = self.settings
@@ -131,15 +142,14 @@ class BoundaryView(BaseView):
                  float(c.gaussian_time[i]), float(c.pdp_time[i])] for i in range(len(c.t))]
         return header, rows
 
-    def __panel__(self):
+    def build_layout(self):
         return pn.Column(
             self.header, self.alert, self.download,
-            pn.Row(self.fig_psi, self.fig_inv, sizing_mode="stretch_width"),
+            flex_row(self.fig_psi, self.fig_inv),
             self.readout,
-            self.fig_paths, self.study_readout,
+            self.fig_paths, self.study_readout, self.about,
             sizing_mode="stretch_width",
         )
-
 
 def boundary_readout(c, epsilon, delta, rho) -> str:
     """The variances at epsilon and the two gaps, reported separately."""

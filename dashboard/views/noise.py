@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
@@ -12,13 +10,13 @@ from noisecore import Arete, Laplace, Staircase
 from noisecore import frontier as frontier_table
 from noisecore.dropout import dropout_curves
 
+from ..palette import PALETTE
 from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison
-from .base import PALETTE, BaseView, finite, fmt, new_figure
+from .base import BaseView, finite, flex_row, fmt, new_figure
 
 NAMES = ("Laplace", "Staircase", "Arete")
 DISTANCES = np.linspace(0.0, 4.0, 17)
 PRESENT = np.array([1.0, 0.95, 0.9, 0.8, 0.7, 0.6])
-FRONTIER_CSV = Path(__file__).resolve().parents[2] / "assets" / "frontier.csv"
 
 
 class NoiseView(BaseView):
@@ -47,7 +45,7 @@ class NoiseView(BaseView):
         self.src_profile = {n: ColumnDataSource({"d": [], "loss": []}) for n in NAMES}
         self.src_error = {n: ColumnDataSource({"eps": [], "err": []})
                           for n in ("Laplace", "Staircase", "Arete", "Lemma 3")}
-        self.table_data = frontier_table.read(FRONTIER_CSV)
+        self.table_data = frontier_table.load()
         self.exact = None  # an exact calibration for the current (epsilon, sensitivity), on request
         self.src_local = ColumnDataSource({"eps": [], "err": []})
 
@@ -64,33 +62,34 @@ class NoiseView(BaseView):
         for name in NAMES:
             self.fig_profile.line("d", "loss", source=self.src_profile[name], color=PALETTE[name], line_width=2,
                                   legend_label=name)
-        self.fig_profile.legend.location = "top_left"
         self.fig_error = new_figure("the error frontier: E|Z| against epsilon (sensitivity scaled)",
                                     x_axis_type="log", y_axis_type="log", x_axis_label="epsilon", y_axis_label="E|Z|")
         labels = {"Laplace": "Laplace", "Staircase": "Staircase", "Arete": "Arete, calibrated (certified)",
                   "Lemma 3": "Arete, Lemma 3"}
         for name, label in labels.items():
-            self.fig_error.line("eps", "err", source=self.src_error[name], color=PALETTE.get(name, "#9467bd"),
+            self.fig_error.line("eps", "err", source=self.src_error[name], color=PALETTE[name],
                                 line_width=2, line_dash="dashed" if name == "Lemma 3" else "solid", legend_label=label)
-        self.fig_error.legend.location = "bottom_left"
         self.fig_error.scatter("eps", "err", source=self.src_local, size=9, color=PALETTE["Arete"], marker="diamond",
                                legend_label="Arete, local-search sets")
-        self.err_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed", line_color="gray")
+        self.err_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed",
+                             line_color=PALETTE["gaussian"])
         self.fig_error.add_layout(self.err_span)
         self.table = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.headline = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.src_drop = {n: ColumnDataSource({"present": [], "epsilon": [], "error": []}) for n in ("Arete", "Laplace")}
         self.fig_drop_eps = new_figure("dropouts: certified epsilon against the users present",
                                        x_axis_label="fraction of users present", y_axis_label="certified epsilon",
-                                       height=260)
+                                       height=330)
         self.fig_drop_err = new_figure("dropouts: E|Z| against the users present",
-                                       x_axis_label="fraction of users present", y_axis_label="E|Z|", height=260)
+                                       x_axis_label="fraction of users present", y_axis_label="E|Z|", height=330)
         for name in ("Arete", "Laplace"):
             for fig, column in ((self.fig_drop_eps, "epsilon"), (self.fig_drop_err, "error")):
                 fig.line("present", column, source=self.src_drop[name], color=PALETTE[name], line_width=2,
                          legend_label=f"{name} shares")
                 fig.scatter("present", column, source=self.src_drop[name], color=PALETTE[name], size=6)
-        self.dropout_plots = pn.Row(self.fig_drop_eps, self.fig_drop_err, sizing_mode="stretch_width", visible=False)
+        self.finish_figures(self.fig_density, self.fig_log, self.fig_profile, self.fig_error, self.fig_drop_eps,
+                            self.fig_drop_err)
+        self.dropout_plots = pn.Column(flex_row(self.fig_drop_eps, self.fig_drop_err), sizing_mode="stretch_width",
+                                       visible=False)
         self.users = pn.widgets.IntInput.from_param(settings.param.users, label="users n", width=120,
                                                     description=settings.param.users.doc)
         self.dropout_button = pn.widgets.Button(label="Compute dropout curves", width=220,
@@ -221,18 +220,18 @@ class NoiseView(BaseView):
         rows = [[float(c.x[i]), *(float(c.densities[n][i]) for n in NAMES)] for i in range(len(c.x))]
         return header, rows
 
-    def __panel__(self):
+    def build_layout(self):
         return pn.Column(
-            self.header, self.alert, self.headline,
-            pn.Row(self.source, self.manual, self.calibrate_button, self.download),
-            pn.Row(self.fig_density, self.fig_log, sizing_mode="stretch_width"),
+            self.header, self.alert,
+            pn.FlexBox(self.source, self.manual, self.calibrate_button, self.download, flex_wrap="wrap",
+                       sizing_mode="stretch_width"),
+            flex_row(self.fig_density, self.fig_log),
             self.table,
-            pn.Row(self.fig_profile, self.fig_error, sizing_mode="stretch_width"),
+            flex_row(self.fig_profile, self.fig_error),
             pn.Row(self.users, self.dropout_button), self.dropout_note,
-            self.dropout_plots,
+            self.dropout_plots, self.about,
             sizing_mode="stretch_width",
         )
-
 
 def noise_headline(c) -> str:
     """One plain sentence with the numbers a stakeholder needs."""

@@ -6,8 +6,9 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
+from ..palette import PALETTE
 from ..scenarios import RAT_DIM, RAT_ROWS, RAT_RULES, classification_story, rat_run, rat_study
-from .base import PALETTE, BaseView, fmt, new_figure
+from .base import BaseView, flex_row, fmt, new_figure
 
 ROUNDS = 20
 RUNS = 1000
@@ -48,27 +49,29 @@ class RatView(BaseView):
         self.src_err = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.fig_rounds = new_figure("one run: noisy accuracy against the noisy threshold", x_axis_label="round n",
                                      y_axis_label="accuracy on the private records")
-        self.fig_rounds.line("n", "accuracy", source=self.src_rounds, color="#555555", line_dash="dashed",
+        self.fig_rounds.line("n", "accuracy", source=self.src_rounds, color=PALETTE["truth"], line_dash="dashed",
                              legend_label="true accuracy (private)")
-        self.fig_rounds.scatter("n", "noisy", source=self.src_rounds, size=7, color=PALETTE["rat"],
+        self.fig_rounds.scatter("n", "noisy", source=self.src_rounds, size=7, color=PALETTE["RAT"],
                                 legend_label="noisy accuracy")
-        self.fig_rounds.step("n", "threshold", source=self.src_rounds, color="#ff7f0e", line_width=2, mode="center",
+        self.fig_rounds.step("n", "threshold", source=self.src_rounds, color=PALETTE["threshold"], line_width=2,
+                             mode="center",
                              legend_label="noisy threshold")
-        self.fig_rounds.scatter("n", "noisy", source=self.src_halt, marker="star", size=18, color="#2ca02c",
+        self.fig_rounds.scatter("n", "noisy", source=self.src_halt, marker="star", size=18, color=PALETTE["stop"],
                                 legend_label="halt within the target")
         self.fig_rounds.scatter("n", "noisy", source=self.src_false, marker="x", size=18, line_width=3,
-                                color="#d62728", legend_label="false halt (true error above the target)")
-        self.target_line = Span(location=0, dimension="width", line_color="#2ca02c", line_dash="dotted")
+                                color=PALETTE["false halt"], legend_label="false halt (true error above the target)")
+        self.target_line = Span(location=0, dimension="width", line_color=PALETTE["target"], line_dash="dotted",
+                                line_width=2)
         self.fig_rounds.add_layout(self.target_line)
-        self.fig_rounds.legend.location = "bottom_right"
         self.fig_hist = new_figure(f"stopping round over {RUNS} runs", x_axis_label="round", y_axis_label="runs")
         self.fig_eps = new_figure(f"ex-post epsilon over {RUNS} runs", x_axis_label="ex-post epsilon",
                                   y_axis_label="runs")
         self.fig_err = new_figure(f"true error at the halt over {RUNS} runs", x_axis_label="error rate on the "
                                   "private records (%)", y_axis_label="runs")
-        self.err_target = Span(location=0, dimension="height", line_color="#2ca02c", line_dash="dotted", line_width=2)
+        self.err_target = Span(location=0, dimension="height", line_color=PALETTE["target"], line_dash="dotted",
+                               line_width=3)
         self.fig_err.add_layout(self.err_target)
-        colors = {"hold-out": PALETTE["hold-out"], "AboveThreshold": PALETTE["at"], "RAT": PALETTE["rat"]}
+        colors = {rule: PALETTE[rule] for rule in RAT_RULES}
         for rule in RAT_RULES:
             self.fig_err.quad(source=self.src_err[rule], left="left", right="right", top="top", bottom=0,
                               color=colors[rule], alpha=0.35, legend_label=rule)
@@ -76,8 +79,8 @@ class RatView(BaseView):
                                color=colors[rule], alpha=0.35, legend_label=rule)
             self.fig_eps.quad(source=self.src_eps[rule], left="left", right="right", top="top", bottom=0,
                               color=colors[rule], alpha=0.35, legend_label=rule)
+        self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
         self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.headline = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
         settings.param.watch(self._on_run, ["epsilon", "delta", "rho", "seed"])
         settings.param.watch(self._on_study, ["committed"])
@@ -144,16 +147,14 @@ class RatView(BaseView):
                  int(run.stop_round == i + 1)] for i in range(run.epsilons.size)]
         return header, rows
 
-    def __panel__(self):
+    def build_layout(self):
         return pn.Column(
-            self.header, self.alert, self.headline, self.download,
+            self.header, self.alert, self.download,
             self.fig_rounds, self.readout,
-            pn.Row(self.fig_hist, self.fig_eps, sizing_mode="stretch_width"),
-            self.fig_err,
-            self.study_readout,
+            flex_row(self.fig_hist, self.fig_eps, self.fig_err, basis=300),
+            self.study_readout, self.about,
             sizing_mode="stretch_width",
         )
-
 
 def rat_run_text(run, delta) -> str:
     target = f"{fmt(100 * run.target, 3)}%"

@@ -1,4 +1,9 @@
-"""Brownian rewind: the released point walks back along one Brownian path towards f(x)."""
+"""Brownian rewind: the released point walks back along one Brownian path towards f(x).
+
+All frames are sent to the browser once per scenario; the player's buttons and the frame display
+run in the browser (``CustomJS``), so an animation costs the server nothing per frame and stays
+smooth when the server is busy.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,64 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
+from ..palette import PALETTE
 from ..scenarios import rewind_scenario
-from .base import BaseView, finite, fmt, new_figure
+from .base import BaseView, finite, flex_row, fmt, new_figure
 
 FRAMES = 120
+FRAME_INTERVAL_MS = 33  # about 30 frames per second
+
+# the frame display, run in the browser on every change of the frame slider
+SHOW_FRAME_JS = """
+const d = frames.data;
+const count = d.t.length;
+if (count === 0) { return; }
+const k = Math.max(0, Math.min(count - 1, Math.round(slider.value)));
+now.data = {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]};
+for (const span of spans) { span.location = k + 1; }
+const f = (v, p) => Number(v).toPrecision(p).replace(/\\.?0+($|e)/, '$1');
+readout.text = `<b>Release ${k + 1} of ${count}</b>: noise variance T = ${f(d.t[k], 4)}, ` +
+  `ex-post epsilon psi(T) = ${f(d.epsilon[k], 3)} (naive composition: ${f(d.composition[k], 3)}), ` +
+  `error = ${f(d.error[k], 3)} (expected ${f(d.expected[k], 3)}).`;
+(window.noiselabFrames = window.noiselabFrames || []).push(k);
+"""
+
+# the player's buttons: one timer per slider, kept on the window
+PLAYER_JS = {
+    # stepping inside requestAnimationFrame, at most one release per INTERVAL ms, so every release
+    # is painted at least once even when the page is busy
+    "play": """
+const key = 'noiselabTimer' + slider.id;
+if (slider.value >= slider.end) { slider.value = slider.start; }
+const token = {};
+window[key] = token;
+let last = performance.now();
+const step = (now) => {
+  if (window[key] !== token) { return; }
+  if (now - last >= INTERVAL) {
+    last = now;
+    if (slider.value >= slider.end) { window[key] = null; return; }
+    slider.value = slider.value + 1;
+  }
+  requestAnimationFrame(step);
+};
+requestAnimationFrame(step);
+""",
+    "pause": "STOP",
+    "back": "STOP slider.value = Math.max(slider.start, slider.value - 1);",
+    "forward": "STOP slider.value = Math.min(slider.end, slider.value + 1);",
+    "first": "STOP slider.value = slider.start;",
+    "last": "STOP slider.value = slider.end;",
+}
+PLAYER_JS = {k: v.replace("STOP", "window['noiselabTimer' + slider.id] = null;") for k, v in PLAYER_JS.items()}
+BUTTONS = (
+    ("first", "\u25c0\u25c0 Noisiest", "Back to the first, noisiest release"),
+    ("back", "\u25c0 More noise", "One release back (more noise)"),
+    ("play", "\u25b6 Rewind", "Play: rewind release by release towards less noise"),
+    ("pause", "Pause", "Pause the rewind"),
+    ("forward", "Less noise \u25b6", "One release forward (less noise)"),
+    ("last", "Last \u25b6\u25b6", "Jump to the last, least noisy release"),
+)
 
 
 class RewindView(BaseView):
@@ -23,7 +82,7 @@ class RewindView(BaseView):
     formula = r"$$B(T') \mid B(T) \sim \mathcal{N}\!\left(\tfrac{T'}{T} B(T),\ \tfrac{T'(T-T')}{T}\right),\qquad " \
               r"\varepsilon_{\text{ex post}} = \psi(T_N) \ll \textstyle\sum_{n \le N} \psi(T_n)$$"
     notice = (
-        "press Play: the release slides back along the walk. The *expected* error sqrt(d T) shrinks with every "
+        "press Rewind: the release slides back along the walk. The *expected* error sqrt(d T) shrinks with every "
         "release, though one path may wander away for a while. The ex-post epsilon psi(T_n) grows slowly, far "
         "below what naive composition of the same releases would charge. The default stop reads only the public "
         "noise level, so its guarantee holds; the 'peek' rule shows why reading the private error is not allowed."
@@ -33,12 +92,11 @@ class RewindView(BaseView):
     def __init__(self, settings, **params):
         super().__init__(settings, **params)
         self.scenario = None
-        self.player = pn.widgets.Player(start=0, end=FRAMES - 1, value=0, interval=30, loop_policy="once",
-                                        show_loop_controls=False, show_value=False, width=420,
-                                        visible_buttons=["first", "previous", "reverse", "pause", "play", "next",
-                                                         "last"])
+        self.frame = pn.widgets.IntSlider(label="release", start=0, end=FRAMES - 1, value=0,
+                                          sizing_mode="stretch_width", show_value=False, margin=(0, 10))
+        cols = {"t": [], "x": [], "y": [], "epsilon": [], "composition": [], "error": [], "expected": []}
+        self.src_frames = ColumnDataSource(cols, name="rewind-frames")
         self.src_path = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-path")
-        self.src_frames = ColumnDataSource({"t": [], "x": [], "y": [], "n": []})
         self.src_now = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-now")
         self.src_stop = ColumnDataSource({"t": [], "x": [], "y": []})
         self.src_series = ColumnDataSource({"n": [], "epsilon": [], "composition": [], "error": [],
@@ -46,60 +104,76 @@ class RewindView(BaseView):
         self.src_loss = ColumnDataSource({"n": [], "loss": []})
         self.src_target = ColumnDataSource({"x": [], "y": []})
 
-        self.fig_line = new_figure("f(x) + B(t) against the noise variance t", x_axis_label="noise variance t",
-                                   y_axis_label="released value")
-        self.fig_line.line("t", "x", source=self.src_path, color="#9ecae1", line_width=1.5, legend_label="latent walk")
-        self.fig_line.scatter("t", "x", source=self.src_frames, size=3, color="#6baed6", legend_label="release times")
-        self.fig_line.add_layout(Span(location=0, dimension="width", line_color="black", line_dash="dashed"))
-        self.fig_line.scatter("t", "x", source=self.src_stop, marker="star", size=16, color="#2ca02c",
+        self.fig_line = new_figure("f(x) + B(t) against the noise variance t (log scale)", x_axis_type="log",
+                                   height=460,
+                                   x_axis_label="noise variance t", y_axis_label="released value")
+        self.fig_line.line("t", "x", source=self.src_path, color=PALETTE["walk"], line_width=1.5,
+                           legend_label="latent walk")
+        self.fig_line.scatter("t", "x", source=self.src_frames, size=3, color=PALETTE["release"],
+                              legend_label="release times")
+        self.fig_line.add_layout(Span(location=0, dimension="width", line_color=PALETTE["truth"], line_dash="dashed"))
+        self.fig_line.scatter("t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"],
                               legend_label="stop")
-        self.fig_line.scatter("t", "x", source=self.src_now, size=12, color="#d62728", legend_label="current release")
-        self.fig_line.legend.location = "top_left"
+        self.fig_line.scatter("t", "x", source=self.src_now, size=12, color=PALETTE["current"],
+                              legend_label="current release")
 
         self.fig_plane = new_figure("the walk in the plane: releases close in on f(x)", x_axis_label="coordinate 1",
+                                    height=460,
                                     y_axis_label="coordinate 2", match_aspect=True)
-        self.fig_plane.line("x", "y", source=self.src_path, color="#9ecae1", line_width=1.5,
+        self.fig_plane.line("x", "y", source=self.src_path, color=PALETTE["walk"], line_width=1.5,
                             legend_label="latent walk")
-        self.fig_plane.line("x", "y", source=self.src_target, color="#2ca02c", line_dash="dotted",
+        self.fig_plane.line("x", "y", source=self.src_target, color=PALETTE["target"], line_dash="dotted",
                             legend_label="target error")
-        self.fig_plane.scatter([0.0], [0.0], marker="cross", size=16, line_width=3, color="black", legend_label="f(x)")
-        self.fig_plane.scatter("x", "y", source=self.src_stop, marker="star", size=16, color="#2ca02c",
+        self.fig_plane.scatter([0.0], [0.0], marker="cross", size=16, line_width=3, color=PALETTE["truth"],
+                               legend_label="f(x)")
+        self.fig_plane.scatter("x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"],
                                legend_label="stop")
-        self.fig_plane.scatter("x", "y", source=self.src_now, size=12, color="#d62728", legend_label="current release")
-        self.fig_plane.legend.location = "top_left"
+        self.fig_plane.scatter("x", "y", source=self.src_now, size=12, color=PALETTE["current"],
+                               legend_label="current release")
 
         self.fig_privacy = new_figure("privacy per release", x_axis_label="release n", y_axis_label="epsilon",
-                                      height=240, y_axis_type="log")
-        self.fig_privacy.line("n", "epsilon", source=self.src_series, color="#1f77b4", line_width=2,
+                                      height=340, y_axis_type="log")
+        self.fig_privacy.line("n", "epsilon", source=self.src_series, color=PALETTE["psi"], line_width=2,
                               legend_label="psi(T_n): ex-post epsilon of stopping here")
-        self.fig_privacy.line("n", "composition", source=self.src_series, color="#7f7f7f", line_width=2,
-                              line_dash="dashed", legend_label="naive composition: sum of psi(T_m)")
-        self.fig_privacy.scatter("n", "loss", source=self.src_loss, color="#ff7f0e", size=4,
+        self.fig_privacy.line("n", "composition", source=self.src_series, color=PALETTE["composition"],
+                              line_width=2, line_dash="dashed", legend_label="naive composition: sum of psi(T_m)")
+        self.fig_privacy.scatter("n", "loss", source=self.src_loss, color=PALETTE["neighbour"], size=4,
                                  legend_label="realized loss vs one fixed neighbour, where > 0 (psi bounds it)")
-        self.fig_privacy.legend.location = "top_left"
         self.fig_error = new_figure("error of each release", x_axis_label="release n",
-                                    y_axis_label="||release - f(x)||", height=240)
-        self.fig_error.line("n", "error", source=self.src_series, color="#d62728", line_width=2,
+                                    y_axis_label="||release - f(x)||", height=340)
+        self.fig_error.line("n", "error", source=self.src_series, color=PALETTE["error"], line_width=2,
                             legend_label="this path's error (private)")
-        self.fig_error.line("n", "expected", source=self.src_series, color="#7f7f7f", line_width=2,
+        self.fig_error.line("n", "expected", source=self.src_series, color=PALETTE["expected"], line_width=2,
                             line_dash="dashed", legend_label="expected error")
-        self.fig_error.line("n", "bound", source=self.src_series, color="#9467bd", line_width=2,
+        self.fig_error.line("n", "bound", source=self.src_series, color=PALETTE["bound"], line_width=2,
                             line_dash="dotted", legend_label="90% error bound (public)")
-        self.fig_error.legend.location = "top_right"
-        self.target_line = Span(location=settings.target, dimension="width", line_color="#2ca02c", line_dash="dashed")
+        self.target_line = Span(location=settings.target, dimension="width", line_color=PALETTE["target"],
+                                line_dash="dashed", line_width=2)
         self.fig_error.add_layout(self.target_line)
-        self.now_spans = [Span(location=0, dimension="height", line_color="#d62728", line_alpha=0.6)
+        self.now_spans = [Span(location=1, dimension="height", line_color=PALETTE["current"], line_alpha=0.6)
                           for _ in range(2)]
         self.fig_privacy.add_layout(self.now_spans[0])
         self.fig_error.add_layout(self.now_spans[1])
-        self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.finish_figures(self.fig_line, self.fig_plane, self.fig_privacy, self.fig_error)
+
+        self.frame_readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
+        self.stop_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
             settings.param.stop_rule, options={"stop on public info": "confidence", "private check (RAT)": "rat",
-                                               "peek (not private)": "peek"})
-        self.pane_line = pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width")
-        self.pane_plane = pn.pane.Bokeh(self.fig_plane, sizing_mode="stretch_width", visible=False)
-
-        self.player.param.watch(self._on_frame, "value")
+                                               "peek (not private)": "peek"},
+            stylesheets=[".bk-btn-group { flex-wrap: wrap; }"])
+        # one pane whose figure is swapped (toggling a hidden Bokeh pane's visibility breaks Panel 1.9)
+        self.walk_pane = pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width")
+        self.frame.jscallback(value=SHOW_FRAME_JS, args={"frames": self.src_frames, "now": self.src_now,
+                                                         "spans": self.now_spans, "readout": self.frame_readout,
+                                                         "slider": self.frame})
+        self.buttons = []
+        for action, label, tip in BUTTONS:
+            button = pn.widgets.Button(label=label, description=tip, variant="outline", width=112, margin=(2, 3),
+                                       css_classes=[f"rewind-{action}"])
+            button.js_on_click(args={"slider": self.frame},
+                               code=PLAYER_JS[action].replace("INTERVAL", str(FRAME_INTERVAL_MS)))
+            self.buttons.append(button)
         settings.param.watch(self._on_settings, ["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed",
                                                   "stop_rule"])
         self.schedule(self.recompute)
@@ -109,22 +183,22 @@ class RewindView(BaseView):
 
     def recompute(self):
         s = self.settings
-        scenario = rewind_scenario(epsilon=s.epsilon, delta=s.delta, rho=s.rho, target=s.target,
-                                   sensitivity=s.sensitivity, dim=s.dim, stop_rule=s.stop_rule, frames=FRAMES,
-                                   seed=s.seed)
-        values = scenario.frame_values
-        path = scenario.path
+        sc = rewind_scenario(epsilon=s.epsilon, delta=s.delta, rho=s.rho, target=s.target, sensitivity=s.sensitivity,
+                             dim=s.dim, stop_rule=s.stop_rule, frames=FRAMES, seed=s.seed)
+        values, path = sc.frame_values, sc.path
+        two = s.dim == 2
         with pn.io.hold():
-            self.scenario = scenario
-            ycol = path[:, 1] if s.dim == 2 else np.zeros(len(path))
-            self.src_path.data = {"t": scenario.path_times, "x": path[:, 0], "y": ycol}
-            fy = values[:, 1] if s.dim == 2 else np.zeros(len(values))
-            self.src_frames.data = {"t": scenario.frame_times, "x": values[:, 0], "y": fy,
-                                    "n": np.arange(1, FRAMES + 1)}
+            self.scenario = sc
+            positive = sc.path_times > 0  # a log axis: f(x) itself sits at t = 0, drawn as the dashed line
+            self.src_path.data = {"t": sc.path_times[positive], "x": path[positive, 0],
+                                  "y": path[positive, 1] if two else np.zeros(int(positive.sum()))}
+            fy = values[:, 1] if two else np.zeros(len(values))
+            self.src_frames.data = {"t": sc.frame_times, "x": values[:, 0], "y": fy, "epsilon": sc.frame_epsilon,
+                                    "composition": sc.frame_composition, "error": sc.frame_error,
+                                    "expected": sc.frame_expected_error}
             n, eps, comp, loss, err, expected, bound = finite(
-                np.arange(1.0, FRAMES + 1), scenario.frame_epsilon, scenario.frame_composition,
-                scenario.frame_neighbour_loss, scenario.frame_error, scenario.frame_expected_error,
-                scenario.frame_error_bound)
+                np.arange(1.0, FRAMES + 1), sc.frame_epsilon, sc.frame_composition, sc.frame_neighbour_loss,
+                sc.frame_error, sc.frame_expected_error, sc.frame_error_bound)
             self.src_series.data = {"n": n, "epsilon": eps, "composition": comp, "error": err, "expected": expected,
                                     "bound": bound}
             positive = loss > 0  # a log axis shows the positive losses (a negative loss favours privacy)
@@ -132,34 +206,34 @@ class RewindView(BaseView):
             angle = np.linspace(0, 2 * np.pi, 121)
             self.src_target.data = {"x": s.target * np.cos(angle), "y": s.target * np.sin(angle)}
             self.target_line.location = s.target
-            k = scenario.stop_frame
-            self.src_stop.data = ({"t": [scenario.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0
+            k = sc.stop_frame
+            self.src_stop.data = ({"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0
                                   else {"t": [], "x": [], "y": []})
-            for pane, fig, shown in ((self.pane_line, self.fig_line, s.dim == 1),
-                                     (self.pane_plane, self.fig_plane, s.dim == 2)):
-                fig.visible = shown
-                pane.visible = shown
-            self._show_frame(self.player.value)
+            wanted = self.fig_plane if two else self.fig_line
+            if self.walk_pane.object is not wanted:
+                self.walk_pane.object = wanted
+            self.headline.object = rewind_headline(sc)
+            self.stop_readout.object = stop_text(sc)
+            self.show_frame(self.frame.value)
 
-    def _on_frame(self, event):
-        self.guarded(self._show_frame, event.new)
-
-    def _show_frame(self, frame):
+    def show_frame(self, frame):
+        """The server-side twin of SHOW_FRAME_JS: sets the frame for notebooks, tests and new scenarios."""
         sc = self.scenario
         if sc is None:
             return
         k = int(np.clip(frame, 0, FRAMES - 1))
         v = sc.frame_values[k]
         with pn.io.hold():
+            if self.frame.value != k:
+                self.frame.value = k
             self.src_now.data = {"t": [sc.frame_times[k]], "x": [v[0]], "y": [v[1] if v.size > 1 else 0.0]}
             for span in self.now_spans:
                 span.location = k + 1
-            self.readout.object = (
-                f"**Release {k + 1} of {FRAMES}**: noise variance T = {fmt(sc.frame_times[k])}, "
+            self.frame_readout.object = (
+                f"<b>Release {k + 1} of {FRAMES}</b>: noise variance T = {fmt(sc.frame_times[k])}, "
                 f"ex-post epsilon psi(T) = {fmt(sc.frame_epsilon[k], 3)} (naive composition: "
                 f"{fmt(sc.frame_composition[k], 3)}), error = {fmt(sc.frame_error[k], 3)} (expected "
-                f"{fmt(sc.frame_expected_error[k], 3)}).  \n{stop_text(sc)}"
-            )
+                f"{fmt(sc.frame_expected_error[k], 3)}).")
 
     def csv_rows(self):
         sc = self.scenario
@@ -172,16 +246,31 @@ class RewindView(BaseView):
                 for k in range(len(sc.frame_times))]
         return header, rows
 
-    def __panel__(self):
+    def build_layout(self):
+        controls = pn.FlexBox(*self.buttons, self.download, flex_wrap="wrap", sizing_mode="stretch_width")
+        plots = flex_row(self.walk_pane, pn.Column(self.fig_privacy, self.fig_error, sizing_mode="stretch_width"))
         return pn.Column(
-            self.header, self.alert,
-            pn.Row(self.player, self.download), self.stop_rule,
-            pn.Row(pn.Column(self.pane_line, self.pane_plane, sizing_mode="stretch_width"),
-                   pn.Column(self.fig_privacy, self.fig_error, sizing_mode="stretch_width"),
-                   sizing_mode="stretch_width"),
-            self.readout,
-            sizing_mode="stretch_width",
+            self.header, self.alert, self.stop_rule, controls, self.frame, self.frame_readout, self.stop_readout,
+            plots, self.about, sizing_mode="stretch_width",
         )
+
+
+def rewind_headline(sc) -> str:
+    """One plain sentence with the number a stakeholder needs."""
+    k = sc.stop_frame
+    if k < 0:
+        return (f"##### No release reaches the target error {fmt(sc.target, 3)} by epsilon = "
+                f"{fmt(sc.frame_epsilon[-1], 3)}: raise epsilon or the target.")
+    if sc.stop_rule == "confidence":
+        return (f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(sc.stop_epsilon, 3)}: naive "
+                f"composition of the same {k + 1} releases would charge {fmt(sc.frame_composition[k], 3)} "
+                f"({fmt(sc.frame_composition[k] / sc.stop_epsilon, 3)}x more).")
+    if sc.stop_rule == "rat":
+        return (f"##### The private check halts at release {k + 1} and costs 2 psi(T_N) = "
+                f"{fmt(sc.stop_epsilon, 3)}: twice the public stop at that release, still far below naive "
+                f"composition ({fmt(sc.frame_composition[k], 3)}).")
+    return (f"##### Peeking at the private error stops at release {k + 1}, but then no privacy guarantee holds: "
+            "the stop itself depends on f(x).")
 
 
 def stop_text(sc) -> str:
@@ -213,4 +302,3 @@ def stop_text(sc) -> str:
             f"{fmt(sc.frame_error[k], 3)} is within {target} reads f(x). A neighbour's data would stop at another "
             f"release, so the stop itself leaks: **no ex-post guarantee holds** (psi(T_N) = "
             f"{fmt(sc.frame_epsilon[k], 3)} would be a false claim). Use the private check (RAT) instead.")
-

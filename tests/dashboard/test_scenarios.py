@@ -6,7 +6,6 @@ computations or Monte Carlo estimates with a fixed seed, never from the code und
 """
 
 import math
-from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -31,7 +30,7 @@ from noisecore import Laplace, MixtureBoundary, Staircase, gaussian_pdp_variance
 from noisecore import frontier as frontier_table
 from noisecore.tasks import LogisticRegressionTask
 
-TABLE = frontier_table.read(Path(__file__).resolve().parents[2] / "assets" / "frontier.csv")
+TABLE = frontier_table.load()
 BASE = {k: DEFAULTS[k] for k in ("epsilon", "delta", "rho", "target", "sensitivity", "dim")}
 # the defaults, then each slider at each end of its range (one at a time)
 EXTREMES = {"epsilon": (0.05, 50.0), "delta": (1e-12, 0.5), "rho": (1e-4, 1e4), "target": (0.01, 100.0),

@@ -44,8 +44,11 @@ def test_all_views_render_clean(lab):
     for view in lab.views:
         show(lab, view)
         assert_clean(view)
-        text = view.table.object if view is lab.noise else view.readout.object
-        assert text and "nan" not in text.lower()
+        texts = [view.headline.object]
+        texts.append(view.table.object if view is lab.noise else view.stop_readout.object if view is lab.rewind
+                     else view.readout.object)
+        for text in texts:
+            assert text and "nan" not in text.lower()
 
 
 def test_epsilon_moves_the_boundary_curves():
@@ -66,12 +69,16 @@ def test_rewind_follows_settings_and_frames():
     lab.settings.seed = 7
     assert not np.allclose(path_before, view.src_path.data["x"])
     first = dict(view.src_now.data)
-    view.player.value = 60
+    view.show_frame(60)
+    assert view.frame.value == 60
     assert view.src_now.data["t"][0] < first["t"][0]
     assert view.src_now.data["t"][0] == pytest.approx(view.scenario.frame_times[60])
+    assert view.walk_pane.object is view.fig_line
     lab.settings.dim = 2
-    assert view.pane_plane.visible and not view.pane_line.visible
+    assert view.walk_pane.object is view.fig_plane  # one pane, its figure swapped
     assert np.any(np.array(view.src_path.data["y"]) != 0)
+    lab.settings.dim = 1
+    assert view.walk_pane.object is view.fig_line
 
 
 def test_heavy_views_refresh_on_commit_only():
@@ -135,14 +142,16 @@ def test_csv_exports():
 
 
 def test_two_sessions_are_independent():
-    first, second = create_app(), create_app()
-    for app in (first, second):
-        show(app.lab, app.lab.boundaries)
-    assert first.lab.settings is not second.lab.settings
-    first.lab.settings.epsilon = 7.0
-    first.lab.settings.param.trigger("committed")
-    assert second.lab.settings.epsilon == DEFAULTS["epsilon"]
-    assert not np.allclose(first.lab.boundaries.src_psi.data["linear"], second.lab.boundaries.src_psi.data["linear"])
+    first, second = NoiseLab(), NoiseLab()
+    apps = [create_app(lab) for lab in (first, second)]
+    assert apps[0] is not apps[1]
+    for lab in (first, second):
+        show(lab, lab.boundaries)
+    assert first.settings is not second.settings
+    first.settings.epsilon = 7.0
+    first.settings.param.trigger("committed")
+    assert second.settings.epsilon == DEFAULTS["epsilon"]
+    assert not np.allclose(first.boundaries.src_psi.data["linear"], second.boundaries.src_psi.data["linear"])
 
 
 CORNERS = {
@@ -210,3 +219,11 @@ def test_noise_view_dropout_curves():
     assert data["epsilon"][0] == pytest.approx(5.99966, abs=5e-6)
     assert np.all(np.diff(data["epsilon"]) > 0)
     assert "users" in lab.noise.dropout_note.object
+
+
+def test_app_builds_a_server_document():
+    """What the server does for each session, without a browser: the template renders into a document."""
+    from bokeh.document import Document
+
+    doc = create_app(NoiseLab()).server_doc(Document())
+    assert doc.roots

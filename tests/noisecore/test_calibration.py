@@ -1,5 +1,4 @@
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,8 +7,6 @@ from noisecore import Arete, Laplace, Staircase
 from noisecore import frontier as fr
 from tests.conftest import LOCAL_SEARCH_SETS
 from tests.noisecore.test_arete import _brute_force_loss
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("target", sorted(LOCAL_SEARCH_SETS))
@@ -60,7 +57,7 @@ def test_variance_objective_and_bad_input():
 
 
 def test_frontier_table_is_consistent():
-    table = fr.read(ROOT / "assets" / "frontier.csv")
+    table = fr.load()
     eps = table["epsilon"]
     assert eps.min() <= 0.5 and eps.max() >= 40 and np.all(np.diff(eps) > 0)
     for column in ("laplace_abs", "staircase_abs", "arete_abs", "laplace_var", "staircase_var", "arete_var"):
@@ -79,7 +76,7 @@ def test_frontier_table_is_consistent():
 
 @pytest.mark.parametrize("eps", [2.0, 10.0])
 def test_frontier_table_matches_a_fresh_computation(eps):
-    table = fr.read(ROOT / "assets" / "frontier.csv")
+    table = fr.load()
     i = int(np.argmin(np.abs(table["epsilon"] - eps)))
     assert table["epsilon"][i] == eps
     row = fr.frontier_row(eps)
