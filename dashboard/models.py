@@ -51,7 +51,8 @@ class Settings(param.Parameterized):
                                    "with no privacy guarantee.")
     arete_source = param.Selector(default=DEFAULTS["arete_source"],
                                   objects=["calibrated", "lemma3", "local-search", "manual"],
-                                  doc="Arete parameters: calibrated (least E|Z| with certified epsilon), paper B's "
+                                  doc="Arete parameters: calibrated (least E|Z| with worst-case epsilon at most "
+                                      "epsilon; never worse than Laplace), paper B's "
                                       "Lemma 3, the authors' local-search sets (nearest of eps = 6, 7, 8), or manual "
                                       "alpha/theta/lam.")
     alpha = param.Number(DEFAULTS["alpha"], bounds=(1e-4, 1.0), doc="Arete Gamma shape alpha (manual).")

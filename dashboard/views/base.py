@@ -44,7 +44,7 @@ def katex_stylesheet() -> str:
 def new_figure(title, **kwargs):
     kwargs.setdefault("height", 400)  # the legend sits below the plot, inside this height
     kwargs.setdefault("sizing_mode", "stretch_width")
-    kwargs.setdefault("min_width", 280)
+    kwargs.setdefault("min_width", 200)
     fig = figure(title=title, tools=TOOLS, toolbar_location="above", **kwargs)
     fig.toolbar.logo = None
     return fig
@@ -52,7 +52,7 @@ def new_figure(title, **kwargs):
 
 def flex_row(*items, basis=420):
     """Side by side on wide screens, stacked on narrow ones (no horizontal scrolling on a phone)."""
-    cells = [pn.Column(item, sizing_mode="stretch_width", min_width=260, styles={"flex": f"1 1 {basis}px"})
+    cells = [pn.Column(item, sizing_mode="stretch_width", min_width=200, styles={"flex": f"1 1 {basis}px"})
              for item in items]
     return pn.FlexBox(*cells, flex_wrap="wrap", sizing_mode="stretch_width")
 
@@ -117,8 +117,9 @@ class BaseView(pn.viewable.Viewer):
         self.download = pn.widgets.FileDownload(callback=self._csv_file, filename=self.filename, label="Download CSV",
                                                 variant="outline", width=160)
         self.title_pane = pn.pane.Markdown(f"### {self.title}", sizing_mode="stretch_width", margin=(0, 10))
-        self.formula_pane = (pn.pane.LaTeX(self.formula, sizing_mode="stretch_width", stylesheets=[katex_stylesheet()])
-                             if self.formula else None)
+        scroll = ":host { overflow-x: auto; max-width: 100%; }"  # a long formula scrolls on a phone
+        self.formula_pane = (pn.pane.LaTeX(self.formula, sizing_mode="stretch_width",
+                                           stylesheets=[katex_stylesheet(), scroll]) if self.formula else None)
         self.about = pn.Card(
             pn.pane.Markdown(self.explanation, sizing_mode="stretch_width"),
             self.formula_pane,

@@ -49,32 +49,32 @@ class BoundaryView(BaseView):
         self.fig_psi.line("t", "mixture", source=self.src_psi, color=PALETTE["mixture"], line_width=2,
                           legend_label="mixture psi_M (rho)")
         self.fig_psi.line("t", "linear", source=self.src_psi, color=PALETTE["linear"], line_width=2,
-                          legend_label="linear psi_L (tuned at epsilon)")
+                          legend_label="linear psi_L (tuned)")
         self.fig_psi.scatter("t", "eps", source=self.src_marks, size=10, color=PALETTE["pdp"],
                              legend_label="T(epsilon)")
         self.eps_span = Span(location=settings.epsilon, dimension="width", line_dash="dashed",
                              line_color=PALETTE["gaussian"])
         self.fig_psi.add_layout(self.eps_span)
 
-        self.fig_inv = new_figure("variance each target epsilon needs", x_axis_type="log", y_axis_type="log",
+        self.fig_inv = new_figure("variance for each epsilon", x_axis_type="log", y_axis_type="log",
                                   x_axis_label="target epsilon", y_axis_label="noise variance")
         self.fig_inv.line("eps", "mixture", source=self.src_inv, color=PALETTE["mixture"], line_width=2,
                           legend_label="mixture")
         self.fig_inv.line("eps", "linear", source=self.src_inv_lin, color=PALETTE["linear"], line_width=2,
                           legend_label="linear")
         self.fig_inv.line("eps", "pdp", source=self.src_inv, color=PALETTE["pdp"], line_width=2,
-                          legend_label="one Gaussian release, probabilistic DP")
+                          legend_label="one Gaussian, pDP")
         self.fig_inv.line("eps", "gaussian", source=self.src_inv, color=PALETTE["gaussian"], line_width=2,
-                          line_dash="dashed", legend_label="one Gaussian release, (eps, delta)-DP")
+                          line_dash="dashed", legend_label="one Gaussian, DP")
         self.inv_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed",
                              line_color=PALETTE["gaussian"])
         self.fig_inv.add_layout(self.inv_span)
 
-        self.fig_paths = new_figure("simulated realized losses against one fixed neighbour, and psi_M",
+        self.fig_paths = new_figure("simulated losses and psi_M",
                                     x_axis_type="log",
                                     x_axis_label="noise variance t", y_axis_label="privacy loss")
         self.fig_paths.multi_line("xs", "ys", source=self.src_paths, color=PALETTE["loss"], line_alpha=0.5,
-                                  legend_label="realized loss, one path each")
+                                  legend_label="realized losses")
         self.fig_paths.line("t", "psi", source=self.src_bound, color=PALETTE["mixture"], line_width=3,
                             legend_label="psi_M")
         self.finish_figures(self.fig_psi, self.fig_inv, self.fig_paths)

@@ -57,14 +57,15 @@ class NoiseView(BaseView):
                                   legend_label=name)
             self.fig_log.line("x", "y", source=self.src_log[name], color=PALETTE[name], line_width=2,
                               legend_label=name)
-        self.fig_profile = new_figure("worst-case privacy loss against output distance (paper B, Fig. 3)",
-                                      x_axis_label="distance / sensitivity", y_axis_label="privacy loss")
+        self.fig_profile = new_figure("worst-case loss vs distance",
+                                      x_axis_label="output distance / sensitivity (paper B, Fig. 3)",
+                                      y_axis_label="privacy loss")
         for name in NAMES:
             self.fig_profile.line("d", "loss", source=self.src_profile[name], color=PALETTE[name], line_width=2,
                                   legend_label=name)
-        self.fig_error = new_figure("the error frontier: E|Z| against epsilon (sensitivity scaled)",
+        self.fig_error = new_figure("the error frontier: E|Z|",
                                     x_axis_type="log", y_axis_type="log", x_axis_label="epsilon", y_axis_label="E|Z|")
-        labels = {"Laplace": "Laplace", "Staircase": "Staircase", "Arete": "Arete, calibrated (certified)",
+        labels = {"Laplace": "Laplace", "Staircase": "Staircase", "Arete": "Arete, calibrated",
                   "Lemma 3": "Arete, Lemma 3"}
         for name, label in labels.items():
             self.fig_error.line("eps", "err", source=self.src_error[name], color=PALETTE[name],
@@ -76,10 +77,10 @@ class NoiseView(BaseView):
         self.fig_error.add_layout(self.err_span)
         self.table = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.src_drop = {n: ColumnDataSource({"present": [], "epsilon": [], "error": []}) for n in ("Arete", "Laplace")}
-        self.fig_drop_eps = new_figure("dropouts: certified epsilon against the users present",
-                                       x_axis_label="fraction of users present", y_axis_label="certified epsilon",
+        self.fig_drop_eps = new_figure("dropouts: epsilon",
+                                       x_axis_label="fraction of users present", y_axis_label="worst-case epsilon",
                                        height=330)
-        self.fig_drop_err = new_figure("dropouts: E|Z| against the users present",
+        self.fig_drop_err = new_figure("dropouts: E|Z|",
                                        x_axis_label="fraction of users present", y_axis_label="E|Z|", height=330)
         for name in ("Arete", "Laplace"):
             for fig, column in ((self.fig_drop_eps, "epsilon"), (self.fig_drop_err, "error")):
@@ -93,7 +94,7 @@ class NoiseView(BaseView):
         self.users = pn.widgets.IntInput.from_param(settings.param.users, label="users n", width=120,
                                                     description=settings.param.users.doc)
         self.dropout_button = pn.widgets.Button(label="Compute dropout curves", width=220,
-                                                description="Certified epsilon and error when only part of the users "
+                                                description="Worst-case epsilon and error when only part of the users "
                                                             "add their share (a few seconds)")
         self.dropout_button.on_click(lambda _event: self.guarded(self.update_dropouts))
         self.dropout_note = pn.pane.Markdown(
@@ -207,7 +208,7 @@ class NoiseView(BaseView):
             bounded = np.isfinite(curves["arete_epsilon"])
             worst = curves["arete_epsilon"][bounded].max() if bounded.any() else float("nan")
             self.dropout_note.object = (
-                f"With n = {s.users} users, the Arete's certified epsilon grows from "
+                f"With n = {s.users} users, the Arete's worst-case epsilon grows from "
                 f"{fmt(curves['arete_epsilon'][0], 4)} (all present) to {fmt(worst, 4)} at "
                 f"{fmt(100 * curves['fraction'][bounded][-1] if bounded.any() else float('nan'), 3)}% present; "
                 f"Laplace shares of the same epsilon reach {fmt(curves['laplace_epsilon'][bounded][-1], 4)}."

@@ -47,19 +47,19 @@ class RatView(BaseView):
         self.src_hist = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.src_eps = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.src_err = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
-        self.fig_rounds = new_figure("one run: noisy accuracy against the noisy threshold", x_axis_label="round n",
+        self.fig_rounds = new_figure("one run, round by round", x_axis_label="round n",
                                      y_axis_label="accuracy on the private records")
         self.fig_rounds.line("n", "accuracy", source=self.src_rounds, color=PALETTE["truth"], line_dash="dashed",
-                             legend_label="true accuracy (private)")
+                             legend_label="true accuracy")
         self.fig_rounds.scatter("n", "noisy", source=self.src_rounds, size=7, color=PALETTE["RAT"],
                                 legend_label="noisy accuracy")
         self.fig_rounds.step("n", "threshold", source=self.src_rounds, color=PALETTE["threshold"], line_width=2,
                              mode="center",
                              legend_label="noisy threshold")
         self.fig_rounds.scatter("n", "noisy", source=self.src_halt, marker="star", size=18, color=PALETTE["stop"],
-                                legend_label="halt within the target")
+                                legend_label="halt within target")
         self.fig_rounds.scatter("n", "noisy", source=self.src_false, marker="x", size=18, line_width=3,
-                                color=PALETTE["false halt"], legend_label="false halt (true error above the target)")
+                                color=PALETTE["false halt"], legend_label="false halt")
         self.target_line = Span(location=0, dimension="width", line_color=PALETTE["target"], line_dash="dotted",
                                 line_width=2)
         self.fig_rounds.add_layout(self.target_line)

@@ -17,38 +17,50 @@ from .base import BaseView, finite, flex_row, fmt, new_figure
 
 FRAMES = 120
 FRAME_INTERVAL_MS = 33  # about 30 frames per second
+SYNC_EVERY = 10  # releases between updates of the slider (and the server) during Play
 
-# the frame display, run in the browser on every change of the frame slider
-SHOW_FRAME_JS = """
-const d = frames.data;
-const count = d.t.length;
-if (count === 0) { return; }
-const k = Math.max(0, Math.min(count - 1, Math.round(slider.value)));
-now.data = {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]};
-for (const span of spans) { span.location = k + 1; }
-const f = (v, p) => Number(v).toPrecision(p).replace(/\\.?0+($|e)/, '$1');
-readout.text = `<b>Release ${k + 1} of ${count}</b>: noise variance T = ${f(d.t[k], 4)}, ` +
-  `ex-post epsilon psi(T) = ${f(d.epsilon[k], 3)} (naive composition: ${f(d.composition[k], 3)}), ` +
-  `error = ${f(d.error[k], 3)} (expected ${f(d.expected[k], 3)}).`;
-(window.noiselabFrames = window.noiselabFrames || []).push(k);
+# the frame display, run in the browser: a function of the release index k
+SHOW_JS = """
+const show = (k, text = true) => {
+  const d = frames.data;
+  const count = d.t.length;
+  if (count === 0) { return; }
+  k = Math.max(0, Math.min(count - 1, Math.round(k)));
+  now.data = {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]};
+  (window.noiselabFrames = window.noiselabFrames || []).push([k, performance.now()]);
+  if (!text) { return; }
+  for (const span of spans) { span.location = k + 1; }
+  const f = (v, p) => Number(v).toPrecision(p).replace(/\\.?0+($|e)/, '$1');
+  readout.text = `<b>Release ${k + 1} of ${count}</b>: noise variance T = ${f(d.t[k], 4)}, ` +
+    `ex-post epsilon psi(T) = ${f(d.epsilon[k], 3)} (naive composition: ${f(d.composition[k], 3)}), ` +
+    `error = ${f(d.error[k], 3)} (expected ${f(d.expected[k], 3)}).`;
+};
 """
+SLIDER_JS = SHOW_JS + "show(slider.value);"
 
-# the player's buttons: one timer per slider, kept on the window
+# the player's buttons: one animation per slider, its token kept on the window. Play steps inside
+# requestAnimationFrame, at most one release per INTERVAL ms, and draws each release itself; the
+# slider, the text readout and the server hear of it every SYNC releases and at the end.
 PLAYER_JS = {
-    # stepping inside requestAnimationFrame, at most one release per INTERVAL ms, so every release
-    # is painted at least once even when the page is busy
-    "play": """
+    "play": SHOW_JS + """
 const key = 'noiselabTimer' + slider.id;
-if (slider.value >= slider.end) { slider.value = slider.start; }
+const last_frame = slider.end;
+let k = slider.value >= last_frame ? slider.start : slider.value;
 const token = {};
 window[key] = token;
 let last = performance.now();
-const step = (now) => {
+show(k);
+const step = (now_ms) => {
   if (window[key] !== token) { return; }
-  if (now - last >= INTERVAL) {
-    last = now;
-    if (slider.value >= slider.end) { window[key] = null; return; }
-    slider.value = slider.value + 1;
+  if (now_ms - last >= INTERVAL) {
+    last = now_ms;
+    k += 1;
+    // the readout and the markers on the series plots redraw more than the walk, so during Play
+    // they follow every SYNC releases
+    const sync = k >= last_frame || k % SYNC === 0;
+    show(k, sync);
+    if (sync) { slider.value = k; }
+    if (k >= last_frame) { window[key] = null; return; }
   }
   requestAnimationFrame(step);
 };
@@ -104,9 +116,9 @@ class RewindView(BaseView):
         self.src_loss = ColumnDataSource({"n": [], "loss": []})
         self.src_target = ColumnDataSource({"x": [], "y": []})
 
-        self.fig_line = new_figure("f(x) + B(t) against the noise variance t (log scale)", x_axis_type="log",
+        self.fig_line = new_figure("f(x) + B(t) against t", x_axis_type="log",
                                    height=460,
-                                   x_axis_label="noise variance t", y_axis_label="released value")
+                                   x_axis_label="noise variance t (log scale)", y_axis_label="released value")
         self.fig_line.line("t", "x", source=self.src_path, color=PALETTE["walk"], line_width=1.5,
                            legend_label="latent walk")
         self.fig_line.scatter("t", "x", source=self.src_frames, size=3, color=PALETTE["release"],
@@ -115,9 +127,9 @@ class RewindView(BaseView):
         self.fig_line.scatter("t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"],
                               legend_label="stop")
         self.fig_line.scatter("t", "x", source=self.src_now, size=12, color=PALETTE["current"],
-                              legend_label="current release")
+                              legend_label="current release", level="overlay")  # repaints alone
 
-        self.fig_plane = new_figure("the walk in the plane: releases close in on f(x)", x_axis_label="coordinate 1",
+        self.fig_plane = new_figure("the walk in the plane", x_axis_label="coordinate 1",
                                     height=460,
                                     y_axis_label="coordinate 2", match_aspect=True)
         self.fig_plane.line("x", "y", source=self.src_path, color=PALETTE["walk"], line_width=1.5,
@@ -129,24 +141,24 @@ class RewindView(BaseView):
         self.fig_plane.scatter("x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"],
                                legend_label="stop")
         self.fig_plane.scatter("x", "y", source=self.src_now, size=12, color=PALETTE["current"],
-                               legend_label="current release")
+                               legend_label="current release", level="overlay")
 
         self.fig_privacy = new_figure("privacy per release", x_axis_label="release n", y_axis_label="epsilon",
                                       height=340, y_axis_type="log")
         self.fig_privacy.line("n", "epsilon", source=self.src_series, color=PALETTE["psi"], line_width=2,
-                              legend_label="psi(T_n): ex-post epsilon of stopping here")
+                              legend_label="psi(T_n): ex-post epsilon")
         self.fig_privacy.line("n", "composition", source=self.src_series, color=PALETTE["composition"],
-                              line_width=2, line_dash="dashed", legend_label="naive composition: sum of psi(T_m)")
+                              line_width=2, line_dash="dashed", legend_label="naive composition")
         self.fig_privacy.scatter("n", "loss", source=self.src_loss, color=PALETTE["neighbour"], size=4,
-                                 legend_label="realized loss vs one fixed neighbour, where > 0 (psi bounds it)")
+                                 legend_label="loss vs a fixed neighbour (> 0)")
         self.fig_error = new_figure("error of each release", x_axis_label="release n",
                                     y_axis_label="||release - f(x)||", height=340)
         self.fig_error.line("n", "error", source=self.src_series, color=PALETTE["error"], line_width=2,
-                            legend_label="this path's error (private)")
+                            legend_label="this path's error")
         self.fig_error.line("n", "expected", source=self.src_series, color=PALETTE["expected"], line_width=2,
                             line_dash="dashed", legend_label="expected error")
         self.fig_error.line("n", "bound", source=self.src_series, color=PALETTE["bound"], line_width=2,
-                            line_dash="dotted", legend_label="90% error bound (public)")
+                            line_dash="dotted", legend_label="90% bound (public)")
         self.target_line = Span(location=settings.target, dimension="width", line_color=PALETTE["target"],
                                 line_dash="dashed", line_width=2)
         self.fig_error.add_layout(self.target_line)
@@ -164,15 +176,15 @@ class RewindView(BaseView):
             stylesheets=[".bk-btn-group { flex-wrap: wrap; }"])
         # one pane whose figure is swapped (toggling a hidden Bokeh pane's visibility breaks Panel 1.9)
         self.walk_pane = pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width")
-        self.frame.jscallback(value=SHOW_FRAME_JS, args={"frames": self.src_frames, "now": self.src_now,
-                                                         "spans": self.now_spans, "readout": self.frame_readout,
-                                                         "slider": self.frame})
+        display = {"frames": self.src_frames, "now": self.src_now, "spans": self.now_spans,
+                   "readout": self.frame_readout, "slider": self.frame}
+        self.frame.jscallback(value=SLIDER_JS, args=display)
         self.buttons = []
         for action, label, tip in BUTTONS:
             button = pn.widgets.Button(label=label, description=tip, variant="outline", width=112, margin=(2, 3),
                                        css_classes=[f"rewind-{action}"])
-            button.js_on_click(args={"slider": self.frame},
-                               code=PLAYER_JS[action].replace("INTERVAL", str(FRAME_INTERVAL_MS)))
+            code = PLAYER_JS[action].replace("INTERVAL", str(FRAME_INTERVAL_MS)).replace("SYNC", str(SYNC_EVERY))
+            button.js_on_click(args=display, code=code)
             self.buttons.append(button)
         settings.param.watch(self._on_settings, ["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed",
                                                   "stop_rule"])

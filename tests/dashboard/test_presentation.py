@@ -1,0 +1,217 @@
+"""Presentation: palette, slider ends, tour, presets, glossary, plain error messages, packaging."""
+
+import math
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dashboard.app import NoiseLab, logo_uri, page_css
+from dashboard.models import DEFAULTS, Settings
+from dashboard.palette import GROUPS, PALETTE
+from dashboard.tour import GLOSSARY, PRESETS, TABS, TOUR
+from dashboard.widgets import LogSlider, TourPanel
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Machado, Oliveira & Fernandes (2009), severity 1.0, applied in linear RGB
+CVD = {
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+}
+
+
+def _linear(hex_colour):
+    rgb = np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+    return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+
+
+def _lab(linear_rgb):
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear_rgb
+    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+@pytest.mark.parametrize("vision", ["normal", *CVD])
+def test_colours_drawn_together_stay_apart(vision):
+    """Every pair of colours that share a plot differs by Delta E (CIE76) >= 15 under each simulated
+    colour-vision deficiency (the old palette's Laplace/Staircase pair fell to about 6)."""
+    for group, names in GROUPS.items():
+        labs = []
+        for name in names:
+            rgb = _linear(PALETTE[name])
+            if vision != "normal":
+                rgb = np.clip(np.array(CVD[vision]) @ rgb, 0, 1)
+            labs.append(_lab(rgb))
+        for i in range(len(labs)):
+            for j in range(i + 1, len(labs)):
+                gap = float(np.linalg.norm(labs[i] - labs[j]))
+                assert gap >= 15, (vision, group, names[i], names[j], gap)
+
+
+def test_views_use_the_palette_only():
+    """No literal colours in the views: every colour comes from dashboard/palette.py."""
+    for path in (ROOT / "dashboard" / "views").glob("*.py"):
+        assert not re.findall(r"['\"]#[0-9a-fA-F]{6}['\"]", path.read_text()), path.name
+
+
+@pytest.mark.parametrize("name", ["epsilon", "delta", "rho", "target", "sensitivity"])
+def test_every_slider_reaches_both_ends(name):
+    """Both ends of the track map inside the parameter's bounds (10**log10(0.05) is 0.04999...), and
+    dragging there sets the model: the left end of epsilon used to be rejected silently."""
+    settings = Settings()
+    slider = LogSlider(settings, name, name)
+    low, high = settings.param[name].bounds
+    for position, bound in ((slider.slider.start, low), (slider.slider.end, high)):
+        assert slider.value_at(position) == pytest.approx(bound, rel=1e-12)
+        assert low <= slider.value_at(position) <= high
+        slider.slider.value = position
+        assert getattr(settings, name) == pytest.approx(bound, rel=1e-12)
+
+
+def test_views_show_plain_messages_not_exception_text():
+    lab = NoiseLab()
+    view = lab.rewind
+
+    def broken():
+        raise RuntimeError("List parameter 'Bokeh.stylesheets' items must be instances of str")
+
+    assert not view.guarded(broken)
+    assert view.alert.visible and "stylesheets" not in view.alert.object and "Reset" in view.alert.object
+    assert not view.guarded(lambda: (_ for _ in ()).throw(ValueError("epsilon must be > 0, got -1")))
+    assert "epsilon must be > 0" in view.alert.object  # validation messages are plain and kept
+    assert view.guarded(lambda: None) and not view.alert.visible
+
+
+def test_tour_steps_set_tab_and_settings():
+    """Each step applies its settings on top of the defaults, opens its tab, and Next/Back move through
+    all of them; the step number is a setting, so ?tour=k links to it."""
+    lab = NoiseLab()
+    panel = lab.tour
+    assert isinstance(panel, TourPanel) and panel.start.visible
+    panel.start.clicks += 1
+    for k, step in enumerate(TOUR, start=1):
+        assert lab.settings.tour == k
+        assert lab.tabs.active == step.tab and TABS[step.tab]
+        for name, value in {**{n: DEFAULTS[n] for n in ("epsilon", "delta", "users")}, **step.settings}.items():
+            assert getattr(lab.settings, name) == value
+        if step.frame is not None:
+            assert lab.rewind.frame.value == step.frame
+        assert f"step {k} of {len(TOUR)}" in panel.text.object and f"?tour={k}" in panel.text.object
+        assert panel.next.disabled == (k == len(TOUR))
+        panel.next.clicks += 1
+    panel.back.clicks += 1
+    assert lab.settings.tour == len(TOUR) - 1
+    panel.close.clicks += 1
+    assert lab.settings.tour == 0 and panel.start.visible
+    fresh = NoiseLab(Settings(tour=5))  # as from the link ?tour=5
+    assert fresh.tabs.active == TOUR[4].tab and fresh.settings.epsilon == TOUR[4].settings["epsilon"]
+
+
+def test_presets_and_glossary():
+    lab = NoiseLab()
+    for name, preset in PRESETS.items():
+        lab.settings.apply(preset)
+        for key, value in preset.items():
+            assert getattr(lab.settings, key) == value, name
+        for view in lab.views:
+            lab.tabs.active = lab.views.index(view)
+            assert not view.alert.visible, (name, view.title, view.alert.object)
+    wanted = {"epsilon", "delta", "rho", "psi (privacy boundary)", "ex post", "E|Z|", "sensitivity",
+              "worst-case epsilon"}
+    assert wanted <= set(GLOSSARY)
+    html = lab.controls.objects[-1].objects[0].object
+    assert html.count("<details>") == len(GLOSSARY)  # native disclosure: mouse, touch and keyboard
+
+
+def test_headlines_lead_every_view():
+    lab = NoiseLab()
+    for view in lab.views:
+        lab.tabs.active = lab.views.index(view)
+        text = view.headline.object
+        assert text.startswith("#####") and re.search(r"\d", text), view.title
+
+
+def test_assets_are_inlined_from_package_data():
+    assert logo_uri().startswith("data:image/svg+xml;base64,")
+    css = page_css()
+    assert css.count("@font-face") == 12 and "NoiselabKaTeX_Main" in css and "data:font/woff2;base64," in css
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as resp:
+                return resp.status, resp.read().decode()
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
+
+
+def test_installed_wheel_serves_a_session(tmp_path):
+    """Build the wheel, install it outside the checkout (no editable paths), and serve one session:
+    the frontier table, style sheet and fonts come from package data."""
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                    str(dist), str(ROOT)], check=True, capture_output=True)
+    wheel = next(dist.glob("noiselab-*.whl"))
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True)
+    env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
+    check = ("import dashboard, noisecore; from noisecore import frontier; "
+             "assert dashboard.__file__.startswith(%r), dashboard.__file__; "
+             "assert len(frontier.load()['epsilon']) > 30; "
+             "from dashboard.app import NoiseLab, create_app, page_css; assert 'NoiselabKaTeX' in page_css(); "
+             "from bokeh.document import Document; create_app(NoiseLab()).server_doc(Document()); print('ok')")
+    out = subprocess.run([sys.executable, "-c", check % str(target)], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "w") as handle:
+        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port)], cwd=tmp_path, env=env,
+                                stdout=handle, stderr=subprocess.STDOUT)
+    try:
+        status, body = _get(f"http://127.0.0.1:{port}/")
+        assert status == 200 and "noiselab" in body
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+
+
+def test_panel_serve_of_the_app_file_works(tmp_path):
+    """The README's second way to serve: `panel serve dashboard/app.py` (absolute imports, inlined assets)."""
+    port = _free_port()
+    log = tmp_path / "panel.log"
+    with open(log, "w") as handle:
+        proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(ROOT / "dashboard" / "app.py"),
+                                 "--port", str(port), "--address", "127.0.0.1"], cwd=tmp_path,
+                                stdout=handle, stderr=subprocess.STDOUT)
+    try:
+        status, body = _get(f"http://127.0.0.1:{port}/app")
+        assert status == 200 and "noiselab" in body and "NoiselabKaTeX_Main" in body
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    text = log.read_text()
+    assert "Traceback" not in text and "ERROR" not in text, text[-3000:]
+    assert math.isfinite(port)
