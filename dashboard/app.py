@@ -79,7 +79,7 @@ class NoiseLab(pn.viewable.Viewer):
         self.rat = RatView(self.settings, active=False)
         self.controls = controls(self.settings)
         self.tabs = pn.Tabs(*zip(TABS, self.views, strict=True), dynamic=True, sizing_mode="stretch_width",
-                            stylesheets=[".bk-header .bk-headers { flex-wrap: wrap; }"])
+                            stylesheets=[".bk-headers-wrapper { flex-wrap: wrap; }"])
         self._activate(0)
         self.tabs.param.watch(lambda event: self._activate(event.new), "active")
         self.tour = TourPanel(self.settings, self.show_step)

@@ -29,7 +29,7 @@ cells = [
         "Switch to the plane (d = 2) and watch the estimate close in on the truth; the dotted circle is the "
         "target error."
     ),
-    nbf.v4.new_code_cell("settings.dim = 2\nprint(rewind.readout.object)"),
+    nbf.v4.new_code_cell("settings.dim = 2\nprint(rewind.headline.object)\nprint(rewind.stop_readout.object)"),
     nbf.v4.new_markdown_cell(
         "The same story without the UI: the scenario builders the views draw are plain functions. Over 400 "
         "seeds the public stop lands on the same release every time (it reads no data) and that release is "

@@ -199,6 +199,9 @@ def test_layout_fits_every_screen(browser, server_url, size):
         return [document.documentElement.scrollWidth - window.innerWidth, main.scrollWidth - main.clientWidth];
     }""")
     assert max(overflow) <= 1, overflow
+    for label in TABS:  # every tab reachable: the tab bar wraps instead of clipping
+        box = page.get_by_text(label, exact=True).first.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width, label
     if size != "phone":
         box = page.get_by_text("Release 1 of 120", exact=False).first.bounding_box()
         assert box is not None and box["y"] + box["height"] <= height
