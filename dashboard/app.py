@@ -67,27 +67,55 @@ def page_css() -> str:
 
 
 class NoiseLab(pn.viewable.Viewer):
-    """The whole lab without a template: what a notebook shows."""
+    """The whole lab without a template: what a notebook shows.
+
+    Only the first tab's view is built with the page; every other view (its figures and data) is
+    built the first time its tab is shown, behind a loading state, so opening the page stays cheap.
+    """
+
+    VIEW_CLASSES = (RewindView, BoundaryView, NoiseView, RatView)
 
     def __init__(self, settings: Settings | None = None, **params):
         super().__init__(**params)
         self.settings = settings or Settings()
-        # only the first tab computes now; the others when first shown
-        self.rewind = RewindView(self.settings)
-        self.boundaries = BoundaryView(self.settings, active=False)
-        self.noise = NoiseView(self.settings, active=False)
-        self.rat = RatView(self.settings, active=False)
+        self._views = [None] * len(self.VIEW_CLASSES)
+        self._slots = [pn.Column(sizing_mode="stretch_width", min_height=300) for _ in self.VIEW_CLASSES]
         self.controls = controls(self.settings)
-        self.tabs = pn.Tabs(*zip(TABS, self.views, strict=True), dynamic=True, sizing_mode="stretch_width",
+        self.tabs = pn.Tabs(*zip(TABS, self._slots, strict=True), dynamic=True, sizing_mode="stretch_width",
                             stylesheets=[".bk-headers-wrapper { flex-wrap: wrap; }"])
         self._activate(0)
-        self.tabs.param.watch(lambda event: self._activate(event.new), "active")
+        self.tabs.param.watch(lambda event: self._on_tab(event.new), "active")
         self.tour = TourPanel(self.settings, self.show_step)
         self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width")
 
+    def _view(self, index: int):
+        if self._views[index] is None:
+            view = self.VIEW_CLASSES[index](self.settings, active=False)
+            self._views[index] = view
+            self._slots[index].objects = [view]
+        return self._views[index]
+
     def _activate(self, index):
-        for i, view in enumerate(self.views):
-            view.set_active(i == index)
+        self._view(index)
+        for i, view in enumerate(self._views):
+            if view is not None:
+                view.set_active(i == index)
+
+    def _on_tab(self, index):
+        doc = pn.state.curdoc
+        if self._views[index] is not None or doc is None or doc.session_context is None:
+            self._activate(index)
+            return
+        slot = self._slots[index]  # first showing in a browser: spinner first, then build
+        slot.loading = True
+
+        def build():
+            try:
+                self._activate(index)
+            finally:
+                slot.loading = False
+
+        doc.add_next_tick_callback(build)
 
     def show_step(self, step: TourStep):
         """Apply a tour step: its settings on top of the defaults, its tab, its rewind frame."""
@@ -97,8 +125,25 @@ class NoiseLab(pn.viewable.Viewer):
             self.rewind.show_frame(step.frame)
 
     @property
+    def rewind(self) -> RewindView:
+        return self._view(0)
+
+    @property
+    def boundaries(self) -> BoundaryView:
+        return self._view(1)
+
+    @property
+    def noise(self) -> NoiseView:
+        return self._view(2)
+
+    @property
+    def rat(self) -> RatView:
+        return self._view(3)
+
+    @property
     def views(self):
-        return [self.rewind, self.boundaries, self.noise, self.rat]
+        """All four views (building any not built yet)."""
+        return [self._view(i) for i in range(len(self.VIEW_CLASSES))]
 
     def __panel__(self):
         return pn.Row(pn.Column(self.controls, width=300),
