@@ -130,23 +130,32 @@ def test_rat_stopping_probabilities_satisfy_the_privacy_bound():
     assert np.max(px / py) > 1.04  # distinguishable neighbours (about 10 standard errors): the check has power
 
 
+def _sequential_stops(make_check, utilities, epsilons=None, runs=4000):
+    """Stopping rounds (0 = never) of ``runs`` sequential runs of the core's classes."""
+    stops = []
+    for seed in range(runs):
+        check = make_check(seed)
+        stop = 0
+        for n, ui in enumerate(utilities, start=1):
+            if check.check(ui) if epsilons is None else check.check(ui, epsilons[n - 1]):
+                stop = n
+                break
+        stops.append(stop)
+    return np.array(stops)
+
+
+def _assert_same_stopping_law(sim, seq):
+    for n in range(5):
+        p_sim, p_seq = np.mean(sim == n), np.mean(seq == n)
+        assert p_seq == pytest.approx(p_sim, abs=4.5 * math.sqrt(p_sim * (1 - p_sim) / seq.size) + 1e-3)
+
+
 def test_rat_simulation_matches_the_sequential_class():
     eps = [0.5, 0.5, 1.0, 2.0]
     u = [-3.0, -1.0, 0.0, 0.5]
     sim = simulate_rat_stopping(u, eps, 0.0, sensitivity=1.0, epsilon_max=4.0, runs=20000, rng=1)
-    seq = []
-    for seed in range(4000):
-        rat = ReducedAboveThreshold(0.0, sensitivity=1.0, epsilon_max=4.0, rng=seed)
-        stop = 0
-        for n, (ui, ei) in enumerate(zip(u, eps, strict=True), start=1):
-            if rat.check(ui, ei):
-                stop = n
-                break
-        seq.append(stop)
-    seq = np.array(seq)
-    for n in range(5):
-        p_sim, p_seq = np.mean(sim == n), np.mean(seq == n)
-        assert p_seq == pytest.approx(p_sim, abs=4.5 * math.sqrt(p_sim * (1 - p_sim) / 4000) + 1e-3)
+    seq = _sequential_stops(lambda seed: ReducedAboveThreshold(0.0, sensitivity=1.0, epsilon_max=4.0, rng=seed), u, eps)
+    _assert_same_stopping_law(sim, seq)
 
 
 def test_rat_utility_margin():
@@ -161,19 +170,8 @@ def test_rat_utility_margin():
 def test_above_threshold_simulation_matches_the_sequential_class():
     u = np.array([-3.0, -1.0, 0.0, 0.5])
     sim = simulate_above_threshold_stopping(u, 0.0, sensitivity=1.0, epsilon=1.0, runs=20000, rng=2)
-    seq = []
-    for seed in range(4000):
-        at = AboveThreshold(0.0, sensitivity=1.0, epsilon=1.0, rng=seed)
-        stop = 0
-        for n, ui in enumerate(u, start=1):
-            if at.check(ui):
-                stop = n
-                break
-        seq.append(stop)
-    seq = np.array(seq)
-    for n in range(5):
-        p_sim, p_seq = np.mean(sim == n), np.mean(seq == n)
-        assert p_seq == pytest.approx(p_sim, abs=4.5 * math.sqrt(p_sim * (1 - p_sim) / 4000) + 1e-3)
+    seq = _sequential_stops(lambda seed: AboveThreshold(0.0, sensitivity=1.0, epsilon=1.0, rng=seed), u)
+    _assert_same_stopping_law(sim, seq)
 
 
 def test_stopping_simulations_take_one_row_per_run():
