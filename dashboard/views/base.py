@@ -4,6 +4,7 @@ loading state while an update computes."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import io
 import logging
@@ -13,6 +14,7 @@ from importlib import resources
 import numpy as np
 import panel as pn
 from bokeh.plotting import figure
+from panel.io.state import set_curdoc
 
 from ..models import Settings
 from ..palette import PALETTE
@@ -110,6 +112,7 @@ class BaseView(pn.viewable.Viewer):
         self.settings = settings
         self.active = active
         self._pending = {}
+        self._latest = {}
         self.figures = []
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.headline = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10),
@@ -176,6 +179,41 @@ class BaseView(pn.viewable.Viewer):
 
         doc.add_next_tick_callback(compute)
 
+    def offload(self, name, compute, apply, busy=None):
+        """Run ``compute()`` off the event loop in a served session (a worker thread: numpy and scipy
+        release the GIL, so other sessions keep their redraws), then ``apply(result)`` on the loop under
+        the document lock. A later request with the same name supersedes an earlier one; ``busy`` shows
+        a spinner meanwhile. Without a server (tests, notebooks) both run at once."""
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            return self.guarded(lambda: apply(compute()))
+        token = object()
+        self._latest[name] = token
+        if busy is not None:
+            busy.loading = True
+
+        async def run():
+            try:
+                result = await asyncio.to_thread(compute)
+            except Exception as exc:  # shown as a plain message, like any other failed update
+                result, failure = None, exc
+            else:
+                failure = None
+            if self._latest.get(name) is not token:
+                return  # superseded
+            with set_curdoc(doc):
+                try:
+                    if failure is not None:
+                        self.guarded(_reraise, failure)
+                    else:
+                        self.guarded(apply, result)
+                finally:
+                    if busy is not None:
+                        busy.loading = False
+
+        doc.add_next_tick_callback(run)
+        return True
+
     def guarded(self, func, *args):
         """Run an update; on failure show a plain message and keep the last good plots."""
         try:
@@ -226,3 +264,7 @@ class BaseView(pn.viewable.Viewer):
 
     def _csv_file(self):
         return io.StringIO(self.csv_text())
+
+
+def _reraise(exc):
+    raise exc

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
@@ -149,13 +151,13 @@ class NoiseView(BaseView):
         return None
 
     def calibrate_exactly(self):
-        s = self.settings
-        self.calibrate_button.loading = True
-        try:
-            self.exact = ((s.epsilon, s.sensitivity), Arete.calibrated(s.epsilon, s.sensitivity))
-        finally:
-            self.calibrate_button.loading = False
-        self.update()
+        key = (self.settings.epsilon, self.settings.sensitivity)
+
+        def show(arete):
+            self.exact = (key, arete)
+            self.update()
+
+        self.offload("calibrate", lambda: cached_calibration(*key), show, busy=self.calibrate_button)
 
     def update(self):
         s = self.settings
@@ -192,14 +194,15 @@ class NoiseView(BaseView):
 
     def update_dropouts(self):
         s = self.settings
-        self.dropout_button.loading = True
-        try:
-            arete = self.comparison.arete
-            if not isinstance(arete, Arete):  # the Laplace limit: an Arete with a vanishing Gamma part
-                arete = Arete(1e-12, s.sensitivity, arete.scale * (1 + 1e-9))
-            curves = dropout_curves(arete, s.users, PRESENT, s.sensitivity)
-        finally:
-            self.dropout_button.loading = False
+        arete = self.comparison.arete
+        if not isinstance(arete, Arete):  # the Laplace limit: an Arete with a vanishing Gamma part
+            arete = Arete(1e-12, s.sensitivity, arete.scale * (1 + 1e-9))
+        users, sensitivity = s.users, s.sensitivity
+        self.offload("dropouts", lambda: dropout_curves(arete, users, PRESENT, sensitivity), self.show_dropouts,
+                     busy=self.dropout_button)
+
+    def show_dropouts(self, curves):
+        s = self.settings
         with pn.io.hold():
             for name, key in (("Arete", "arete"), ("Laplace", "laplace")):
                 present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
@@ -233,6 +236,12 @@ class NoiseView(BaseView):
             self.dropout_plots, self.about,
             sizing_mode="stretch_width",
         )
+
+@functools.lru_cache(maxsize=32)
+def cached_calibration(epsilon, sensitivity):
+    """Deterministic for its inputs: a class asking for the same calibration computes it once."""
+    return Arete.calibrated(epsilon, sensitivity)
+
 
 def noise_headline(c) -> str:
     """One plain sentence with the numbers a stakeholder needs."""

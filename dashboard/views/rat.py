@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
@@ -114,8 +116,10 @@ class RatView(BaseView):
 
     def update_study(self):
         s = self.settings
-        study = rat_study(epsilon=s.epsilon, delta=s.delta, rho=s.rho, rounds=ROUNDS, runs=RUNS,
-                          at_epsilon=AT_EPSILON, seed=s.seed)
+        inputs = {"epsilon": s.epsilon, "delta": s.delta, "rho": s.rho, "seed": s.seed}
+        self.offload("study", lambda: cached_study(**inputs), self.show_study, busy=self.study_readout)
+
+    def show_study(self, study):
         edges = np.arange(0.5, ROUNDS + 1.5)
         finite_all = np.concatenate([v[np.isfinite(v)] for v in study.ex_post.values()])
         eps_edges = np.linspace(0, finite_all.max() * 1.02, 41) if finite_all.size else np.linspace(0, 1, 41)
@@ -155,6 +159,13 @@ class RatView(BaseView):
             self.study_readout, self.about,
             sizing_mode="stretch_width",
         )
+
+@functools.lru_cache(maxsize=32)
+def cached_study(*, epsilon, delta, rho, seed):
+    """Deterministic for its inputs, so a class asking for the same settings computes it once."""
+    return rat_study(epsilon=epsilon, delta=delta, rho=rho, rounds=ROUNDS, runs=RUNS, at_epsilon=AT_EPSILON,
+                     seed=seed)
+
 
 def rat_run_text(run, delta) -> str:
     target = f"{fmt(100 * run.target, 3)}%"

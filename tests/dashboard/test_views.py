@@ -84,11 +84,16 @@ def test_rewind_follows_settings_and_frames():
 def test_heavy_views_refresh_on_commit_only():
     lab = NoiseLab()
     show(lab, lab.rat)
-    study_before = lab.rat.study
-    lab.settings.target = 3.0  # a drag: the run follows, the study waits
+    study_before, run_before = lab.rat.study, lab.rat.run
+    lab.settings.epsilon = 2.0  # a drag: the run follows, the study waits
+    assert lab.rat.run is not run_before
     assert lab.rat.study is study_before
     lab.settings.param.trigger("committed")
     assert lab.rat.study is not study_before
+    assert lab.rat.study.epsilons[-1] == pytest.approx(2.0)
+    lab.settings.epsilon = 1.0
+    lab.settings.param.trigger("committed")
+    assert lab.rat.study is study_before  # deterministic results are cached, keyed by their inputs
 
 
 def test_noise_view_arete_sources():

@@ -239,3 +239,29 @@ def test_hidden_tab_shows_a_loading_state_then_data(watched_page, server_url):
     page.get_by_text("Large type (projector)", exact=True).click()
     page.wait_for_function("() => document.body.classList.contains('noiselab-large')", timeout=10_000)
     assert page.problems == []
+
+
+def test_a_heavy_button_does_not_freeze_another_session(browser, server_url):
+    """The dropout curves (several seconds) run off the event loop: while one session computes them,
+    another session's slider still redraws, before the heavy result arrives; the RAT study of the
+    first session arrives too (it is computed the same way)."""
+    first, second = browser.new_page(), browser.new_page()
+    first.goto(server_url + "?eps=6&arete=local-search&users=20")
+    wait_for_app(first)
+    show_tab(first, "RAT stopping")
+    first.get_by_text("RAT's median ex-post epsilon", exact=False).first.wait_for(timeout=30_000)
+    show_tab(first, "Low-privacy noise")
+    second.goto(server_url)
+    wait_for_app(second)
+    show_tab(second, "Privacy boundaries")
+    before = bokeh_value(second, "boundary-psi", "linear", 0)
+    first.get_by_text("Compute dropout curves", exact=True).click()
+    started = time.monotonic()
+    move_epsilon(second, "ArrowRight", before)
+    redrawn = time.monotonic() - started
+    first.get_by_text("the Arete's worst-case epsilon grows", exact=False).first.wait_for(timeout=120_000)
+    total = time.monotonic() - started
+    print(f"other session redrawn after {redrawn:.2f} s; dropout curves after {total:.2f} s")
+    assert redrawn < total
+    first.close()
+    second.close()
