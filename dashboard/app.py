@@ -69,8 +69,7 @@ def page_css() -> str:
 class NoiseLab(pn.viewable.Viewer):
     """The whole lab without a template: what a notebook shows.
 
-    Only the first tab's view is built with the page; every other view (its figures and data) is
-    built the first time its tab is shown, behind a loading state, so opening the page stays cheap.
+    Views of hidden tabs compute their data the first time their tab is shown, behind a loading state.
     """
 
     VIEW_CLASSES = (RewindView, BoundaryView, NoiseView, RatView)
@@ -80,11 +79,15 @@ class NoiseLab(pn.viewable.Viewer):
         self.settings = settings or Settings()
         self._views = [None] * len(self.VIEW_CLASSES)
         self._slots = [pn.Column(sizing_mode="stretch_width", min_height=300) for _ in self.VIEW_CLASSES]
-        self.controls = controls(self.settings)
+        self.controls = controls(self.settings, show_tab=self._show_tab)
         self.tabs = pn.Tabs(*zip(TABS, self._slots, strict=True), dynamic=True, sizing_mode="stretch_width",
                             stylesheets=[".bk-headers-wrapper { flex-wrap: wrap; }"])
+        # every view is built now (building one inside a later callback broke Bokeh's layout of its
+        # figures in Panel 1.9); views in hidden tabs still compute only when first shown
+        for index in range(len(self.VIEW_CLASSES)):
+            self._view(index)
         self._activate(0)
-        self.tabs.param.watch(lambda event: self._on_tab(event.new), "active")
+        self.tabs.param.watch(lambda event: self._activate(event.new), "active")
         self.tour = TourPanel(self.settings, self.show_step)
         self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width")
 
@@ -101,21 +104,8 @@ class NoiseLab(pn.viewable.Viewer):
             if view is not None:
                 view.set_active(i == index)
 
-    def _on_tab(self, index):
-        doc = pn.state.curdoc
-        if self._views[index] is not None or doc is None or doc.session_context is None:
-            self._activate(index)
-            return
-        slot = self._slots[index]  # first showing in a browser: spinner first, then build
-        slot.loading = True
-
-        def build():
-            try:
-                self._activate(index)
-            finally:
-                slot.loading = False
-
-        doc.add_next_tick_callback(build)
+    def _show_tab(self, index):
+        self.tabs.active = index
 
     def show_step(self, step: TourStep):
         """Apply a tour step: its settings on top of the defaults, its tab, its rewind frame."""

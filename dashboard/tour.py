@@ -74,15 +74,16 @@ TOUR = (
     ),
 )
 
+# name -> (tab shown, settings on top of the defaults)
 PRESETS = {
-    "Defaults: rewinding in one dimension": {},
-    "Rewinding in the plane (d = 2)": {"dim": 2},
-    "Counter-example: peeking at the private error": {"stop_rule": "peek"},
-    "Private check on the error itself (swamped by noise)": {"stop_rule": "rat"},
-    "Boundaries where crossings show (delta = 0.05)": {"delta": 0.05},
-    "Low privacy: epsilon = 10": {"epsilon": 10.0},
-    "Paper B's epsilon = 6 Arete (local search)": {"epsilon": 6.0, "arete_source": "local-search"},
-    "RAT at a low epsilon (more false halts)": {"epsilon": 0.3},
+    "Defaults: rewinding in one dimension": (0, {}),
+    "Rewinding in the plane (d = 2)": (0, {"dim": 2}),
+    "Counter-example: peeking at the private error": (0, {"stop_rule": "peek"}),
+    "Private check on the error itself (swamped by noise)": (0, {"stop_rule": "rat"}),
+    "Boundaries where crossings show (delta = 0.05)": (1, {"delta": 0.05}),
+    "Low privacy: epsilon = 10": (2, {"epsilon": 10.0}),
+    "Paper B's epsilon = 6 Arete (local search)": (2, {"epsilon": 6.0, "arete_source": "local-search"}),
+    "RAT at a low epsilon (more false halts)": (3, {"epsilon": 0.3}),
 }
 
 GLOSSARY = {

@@ -63,8 +63,8 @@ def glossary() -> pn.pane.HTML:
                                      "p { margin: 2px 0 6px 12px; }"])
 
 
-def controls(settings: Settings) -> pn.Column:
-    """The global controls for the sidebar."""
+def controls(settings: Settings, show_tab=None) -> pn.Column:
+    """The global controls for the sidebar; ``show_tab(index)`` opens a preset's tab."""
     sliders = [
         LogSlider(settings, "epsilon", "epsilon"),
         LogSlider(settings, "delta", "delta"),
@@ -78,12 +78,15 @@ def controls(settings: Settings) -> pn.Column:
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     reset.on_click(lambda _event: settings.reset())
     preset = pn.widgets.Select(label="Presets", options=["Choose a scenario...", *PRESETS],
-                               description="Scenarios people ask about: each sets the sliders from the defaults")
+                               description="Scenarios people ask about: each sets the sliders from the defaults "
+                                           "and opens its tab")
 
     def apply_preset(event):
-        if event.new in PRESETS:
-            settings.apply(PRESETS[event.new])
-            preset.value = "Choose a scenario..."
+        if event.new in PRESETS:  # the choice stays shown; choose another to switch
+            tab, values = PRESETS[event.new]
+            settings.apply(values)
+            if show_tab is not None:
+                show_tab(tab)
 
     preset.param.watch(apply_preset, "value")
     large = pn.widgets.Toggle.from_param(settings.param.large_type, label="Large type (projector)")

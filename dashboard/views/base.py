@@ -14,7 +14,6 @@ from importlib import resources
 import numpy as np
 import panel as pn
 from bokeh.plotting import figure
-from panel.io.state import set_curdoc
 
 from ..models import Settings
 from ..palette import PALETTE
@@ -46,17 +45,16 @@ def katex_stylesheet() -> str:
 def new_figure(title, **kwargs):
     kwargs.setdefault("height", 400)  # the legend sits below the plot, inside this height
     kwargs.setdefault("sizing_mode", "stretch_width")
-    kwargs.setdefault("min_width", 200)
+    kwargs.setdefault("min_width", 150)
     fig = figure(title=title, tools=TOOLS, toolbar_location="above", **kwargs)
     fig.toolbar.logo = None
     return fig
 
 
-def flex_row(*items, basis=420):
-    """Side by side on wide screens, stacked on narrow ones (no horizontal scrolling on a phone)."""
-    cells = [pn.Column(item, sizing_mode="stretch_width", min_width=200, styles={"flex": f"1 1 {basis}px"})
-             for item in items]
-    return pn.FlexBox(*cells, flex_wrap="wrap", sizing_mode="stretch_width")
+def flex_row(*items):
+    """Plots side by side. (A wrapping FlexBox broke Bokeh's layout of figures in tabs shown after the
+    page loaded, in Panel 1.9, so this is a Row whose figures may shrink to fit a phone.)"""
+    return pn.Row(*items, sizing_mode="stretch_width")
 
 
 def place_legend(fig):
@@ -113,6 +111,7 @@ class BaseView(pn.viewable.Viewer):
         self.active = active
         self._pending = {}
         self._latest = {}
+        self._tasks = set()
         self.figures = []
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.headline = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10),
@@ -192,26 +191,29 @@ class BaseView(pn.viewable.Viewer):
         if busy is not None:
             busy.loading = True
 
+        def finish(result, failure):
+            if self._latest.get(name) is not token:
+                return  # superseded by a later request
+            try:
+                if failure is not None:
+                    self.guarded(_reraise, failure)
+                else:
+                    self.guarded(apply, result)
+            finally:
+                if busy is not None:
+                    busy.loading = False
+
         async def run():
             try:
-                result = await asyncio.to_thread(compute)
+                result, failure = await asyncio.to_thread(compute), None
             except Exception as exc:  # shown as a plain message, like any other failed update
                 result, failure = None, exc
-            else:
-                failure = None
-            if self._latest.get(name) is not token:
-                return  # superseded
-            with set_curdoc(doc):
-                try:
-                    if failure is not None:
-                        self.guarded(_reraise, failure)
-                    else:
-                        self.guarded(apply, result)
-                finally:
-                    if busy is not None:
-                        busy.loading = False
+            # back on the loop: apply in a callback that holds the document lock
+            doc.add_next_tick_callback(functools.partial(finish, result, failure))
 
-        doc.add_next_tick_callback(run)
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
         return True
 
     def guarded(self, func, *args):

@@ -268,13 +268,13 @@ def noise_table(c, source) -> str:
             flag = " (above the slider's epsilon: not epsilon-DP here)"
         rows.append(f"| {name} | {fmt(c.mean_abs[name])} | {fmt(c.variance[name])} | "
                     f"{fmt(c.certified[name], 6)}{flag} | {share_text} |")
-    params = ("the Laplace limit: scale " + fmt(a.scale) if c.laplace_limit else
+    params = ("Laplace scale " + fmt(a.scale) if c.laplace_limit else
               f"alpha = {fmt(a.alpha)}, theta = {fmt(a.theta)}, lam = {fmt(a.lam)}")
     text = (f"At epsilon = {fmt(c.epsilon, 3)}, sensitivity {fmt(c.sensitivity, 3)}:\n\n"
             f"| noise | E\\|Z\\| | variance | worst-case epsilon | std of one share, n = {c.users} |\n"
             "|---|---|---|---|---|\n" + "\n".join(rows) +
             f"\n\nArete: {c.arete_note}; {params}. Worst-case epsilon: exact for Laplace and Staircase; for the "
-            "Arete a numerical supremum over all outputs (see the note above).")
+            "Arete a numerical supremum over all outputs (how it is verified: see What to notice).")
     if source == "lemma3" and not c.laplace_limit and not Arete.lemma3_applies(c.epsilon, c.sensitivity):
         text += (f" Lemma 3 is proved only for epsilon >= 20 + 4 ln(sensitivity): here its worst-case epsilon is "
                  f"{fmt(c.certified['Arete'], 4)}, far below the nominal {fmt(c.epsilon, 3)}.")

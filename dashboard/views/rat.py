@@ -155,7 +155,7 @@ class RatView(BaseView):
         return pn.Column(
             self.header, self.alert, self.download,
             self.fig_rounds, self.readout,
-            flex_row(self.fig_hist, self.fig_eps, self.fig_err, basis=300),
+            flex_row(self.fig_hist, self.fig_eps), self.fig_err,
             self.study_readout, self.about,
             sizing_mode="stretch_width",
         )

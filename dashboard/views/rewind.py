@@ -94,10 +94,11 @@ class RewindView(BaseView):
     formula = r"$$B(T') \mid B(T) \sim \mathcal{N}\!\left(\tfrac{T'}{T} B(T),\ \tfrac{T'(T-T')}{T}\right),\qquad " \
               r"\varepsilon_{\text{ex post}} = \psi(T_N) \ll \textstyle\sum_{n \le N} \psi(T_n)$$"
     notice = (
-        "press Rewind: the release slides back along the walk. The *expected* error sqrt(d T) shrinks with every "
-        "release, though one path may wander away for a while. The ex-post epsilon psi(T_n) grows slowly, far "
-        "below what naive composition of the same releases would charge. The default stop reads only the public "
-        "noise level, so its guarantee holds; the 'peek' rule shows why reading the private error is not allowed."
+        "press Rewind: the release slides back along the walk. The *expected* error (proportional to sqrt(T)) "
+        "shrinks with every release, though one path may wander away for a while. The ex-post epsilon psi(T_n) "
+        "grows slowly, far below what naive composition of the same releases would charge. The default stop reads "
+        "only the public noise level, so its guarantee holds; the 'peek' rule shows why reading the private error "
+        "is not allowed."
     )
     filename = "brownian_rewind.csv"
 
@@ -174,8 +175,12 @@ class RewindView(BaseView):
             settings.param.stop_rule, options={"stop on public info": "confidence", "private check (RAT)": "rat",
                                                "peek (not private)": "peek"},
             stylesheets=[".bk-btn-group { flex-wrap: wrap; }"])
-        # one pane whose figure is swapped (toggling a hidden Bokeh pane's visibility breaks Panel 1.9)
-        self.walk_pane = pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width")
+        # both figures stay in the page; only the Bokeh figures' own visibility changes (swapping a
+        # pane's figure, or hiding a Bokeh pane, breaks Panel 1.9's style sheets)
+        self.fig_plane.visible = False
+        self.walk_pane = pn.Column(pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width"),
+                                   pn.pane.Bokeh(self.fig_plane, sizing_mode="stretch_width"),
+                                   sizing_mode="stretch_width")
         display = {"frames": self.src_frames, "now": self.src_now, "spans": self.now_spans,
                    "readout": self.frame_readout, "slider": self.frame}
         self.frame.jscallback(value=SLIDER_JS, args=display)
@@ -221,9 +226,8 @@ class RewindView(BaseView):
             k = sc.stop_frame
             self.src_stop.data = ({"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0
                                   else {"t": [], "x": [], "y": []})
-            wanted = self.fig_plane if two else self.fig_line
-            if self.walk_pane.object is not wanted:
-                self.walk_pane.object = wanted
+            self.fig_line.visible = not two
+            self.fig_plane.visible = two
             self.headline.object = rewind_headline(sc)
             self.stop_readout.object = stop_text(sc)
             self.show_frame(self.frame.value)
@@ -302,9 +306,10 @@ def stop_text(sc) -> str:
         if k < 0:
             return (f"ReducedAboveThreshold never halted: everything released costs 2 psi(T_last) = "
                     f"{fmt(sc.stop_epsilon, 3)} (delta {delta}).")
-        met = "within" if sc.frame_error[k] <= sc.target else "**not** within (a false halt: the check is noisy)"
+        met = (f"within the target {target}" if sc.frame_error[k] <= sc.target else
+               f"**not** within the target {target}: a false halt, the check is noisy")
         return (f"**ReducedAboveThreshold halts at release {k + 1}** after checking the private error, which is "
-                f"{fmt(sc.frame_error[k], 3)}: {met} the target {target}. A check on private data is paid for: "
+                f"{fmt(sc.frame_error[k], 3)}: {met}. A check on private data is paid for: "
                 f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2). "
                 "Here the check's noise (scale 4D/epsilon_n) is as large as the error it checks, so most halts miss "
                 "the target; the RAT tab checks a utility averaged over many records, where the check is informative.")

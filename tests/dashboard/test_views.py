@@ -73,12 +73,12 @@ def test_rewind_follows_settings_and_frames():
     assert view.frame.value == 60
     assert view.src_now.data["t"][0] < first["t"][0]
     assert view.src_now.data["t"][0] == pytest.approx(view.scenario.frame_times[60])
-    assert view.walk_pane.object is view.fig_line
+    assert view.fig_line.visible and not view.fig_plane.visible
     lab.settings.dim = 2
-    assert view.walk_pane.object is view.fig_plane  # one pane, its figure swapped
+    assert view.fig_plane.visible and not view.fig_line.visible  # the figures' own visibility
     assert np.any(np.array(view.src_path.data["y"]) != 0)
     lab.settings.dim = 1
-    assert view.walk_pane.object is view.fig_line
+    assert view.fig_line.visible and not view.fig_plane.visible
 
 
 def test_heavy_views_refresh_on_commit_only():

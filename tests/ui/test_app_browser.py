@@ -152,9 +152,12 @@ def test_d2_shows_the_plane_without_an_error(watched_page, server_url):
     page.wait_for_timeout(1000)
     assert page.locator(".alert:visible").count() == 0
     assert "List parameter" not in page.content()
-    page.get_by_text("d = 1", exact=True).first.click()
+    page.get_by_text("d = 1", exact=True).first.click()  # and back: this direction used to break the tab
     page.wait_for_function(
         "() => Bokeh.documents[0].get_model_by_name('rewind-path').data.y.every(v => v === 0)", timeout=15_000)
+    page.wait_for_timeout(1000)
+    assert page.get_by_text("cannot be shown", exact=False).count() == 0
+    assert page.get_by_text("Something went wrong", exact=False).count() == 0
     assert page.problems == []
 
 
@@ -238,6 +241,9 @@ def test_hidden_tab_shows_a_loading_state_then_data(watched_page, server_url):
     print(f"first render of a hidden tab: {time.monotonic() - started:.2f} s")
     page.get_by_text("Large type (projector)", exact=True).click()
     page.wait_for_function("() => document.body.classList.contains('noiselab-large')", timeout=10_000)
+    page.wait_for_timeout(1000)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1  # large type must not push the plots off the screen
     assert page.problems == []
 
 
