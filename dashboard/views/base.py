@@ -18,11 +18,12 @@ from bokeh.plotting import figure
 from ..models import Settings
 from ..palette import PALETTE
 
-__all__ = ["PALETTE", "BaseView", "finite", "flex_row", "fmt", "new_figure"]
+__all__ = ["PALETTE", "TABLE_SCROLL", "BaseView", "finite", "flex_row", "fmt", "new_figure"]
 
 log = logging.getLogger(__name__)
 
 TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
+TABLE_SCROLL = "table { display: block; overflow-x: auto; max-width: 100%; }"  # wide tables scroll on a phone
 FONT_PREFIX = "Noiselab"
 FONT_SIZES = {False: ("11pt", "9pt", "10pt", "9pt"), True: ("16pt", "13pt", "14pt", "13pt")}
 
@@ -45,16 +46,17 @@ def katex_stylesheet() -> str:
 def new_figure(title, **kwargs):
     kwargs.setdefault("height", 400)  # the legend sits below the plot, inside this height
     kwargs.setdefault("sizing_mode", "stretch_width")
-    kwargs.setdefault("min_width", 150)
+    kwargs.setdefault("min_width", 120)
     fig = figure(title=title, tools=TOOLS, toolbar_location="above", **kwargs)
     fig.toolbar.logo = None
     return fig
 
 
 def flex_row(*items):
-    """Plots side by side. (A wrapping FlexBox broke Bokeh's layout of figures in tabs shown after the
-    page loaded, in Panel 1.9, so this is a Row whose figures may shrink to fit a phone.)"""
-    return pn.Row(*items, sizing_mode="stretch_width")
+    """Plots one under the other, each the full width, so a phone never scrolls sideways. (Side by side
+    with wrapping needs Panel's FlexBox, which broke Bokeh's layout of figures in tabs shown after the
+    page loaded, in Panel 1.9; a Row overflows a phone.)"""
+    return pn.Column(*items, sizing_mode="stretch_width")
 
 
 def place_legend(fig):

@@ -14,7 +14,7 @@ from noisecore.dropout import dropout_curves
 
 from ..palette import PALETTE
 from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison
-from .base import BaseView, finite, flex_row, fmt, new_figure
+from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure
 
 NAMES = ("Laplace", "Staircase", "Arete")
 DISTANCES = np.linspace(0.0, 4.0, 17)
@@ -77,7 +77,7 @@ class NoiseView(BaseView):
         self.err_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed",
                              line_color=PALETTE["gaussian"])
         self.fig_error.add_layout(self.err_span)
-        self.table = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.table = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
         self.src_drop = {n: ColumnDataSource({"present": [], "epsilon": [], "error": []}) for n in ("Arete", "Laplace")}
         self.fig_drop_eps = new_figure("dropouts: epsilon",
                                        x_axis_label="fraction of users present", y_axis_label="worst-case epsilon",

@@ -10,7 +10,7 @@ from bokeh.models import ColumnDataSource, Span
 
 from ..palette import PALETTE
 from ..scenarios import RAT_DIM, RAT_ROWS, RAT_RULES, classification_story, rat_run, rat_study
-from .base import BaseView, flex_row, fmt, new_figure
+from .base import TABLE_SCROLL, BaseView, flex_row, fmt, new_figure
 
 ROUNDS = 20
 RUNS = 1000
@@ -83,7 +83,7 @@ class RatView(BaseView):
                               color=colors[rule], alpha=0.35, legend_label=rule)
         self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
         self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
         settings.param.watch(self._on_run, ["epsilon", "delta", "rho", "seed"])
         settings.param.watch(self._on_study, ["committed"])
         self.schedule(self.update_run)

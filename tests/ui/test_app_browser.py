@@ -210,6 +210,14 @@ def test_layout_fits_every_screen(browser, server_url, size):
         assert box is not None and box["y"] + box["height"] <= height
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"rewind-{size}.png"))
+    for label in TABS[1:]:  # the other tabs, built and drawn after the page loaded, fit too
+        show_tab(page, label)
+        page.wait_for_timeout(1500)
+        overflow = page.evaluate("""() => {
+            const main = document.getElementById('main');
+            return [document.documentElement.scrollWidth - window.innerWidth, main.scrollWidth - main.clientWidth];
+        }""")
+        assert max(overflow) <= 1, (label, overflow)
     page.close()
 
 
