@@ -269,7 +269,7 @@ def test_a_heavy_button_does_not_freeze_another_session(browser, server_url):
     wait_for_app(second)
     show_tab(second, "Privacy boundaries")
     before = bokeh_value(second, "boundary-psi", "linear", 0)
-    first.get_by_text("Compute dropout curves", exact=True).click()
+    first.get_by_role("button", name="Compute dropout curves").click()
     started = time.monotonic()
     move_epsilon(second, "ArrowRight", before)
     redrawn = time.monotonic() - started
