@@ -8,7 +8,7 @@ import math
 import panel as pn
 from bokeh.models import CustomJSTickFormatter
 
-from .models import DEFAULTS, Settings
+from .models import Settings
 from .tour import GLOSSARY, PRESETS, TOUR
 
 LARGE_TYPE_JS = "document.body.classList.toggle('noiselab-large', toggle.value);"
@@ -141,4 +141,4 @@ class TourPanel(pn.viewable.Viewer):
                          css_classes=["noiselab-tour"])
 
 
-__all__ = ["DEFAULTS", "LogSlider", "TourPanel", "controls", "glossary"]
+__all__ = ["LogSlider", "TourPanel", "controls", "glossary"]

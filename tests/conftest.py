@@ -1,3 +1,5 @@
+import socket
+
 import numpy as np
 import pytest
 
@@ -13,3 +15,10 @@ LOCAL_SEARCH_SETS = {
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261130)
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface, for a server a test starts."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -1,6 +1,5 @@
 """Presentation: palette, slider ends, tour, presets, glossary, plain error messages, packaging."""
 
-import math
 import re
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from dashboard.models import DEFAULTS, Settings
 from dashboard.palette import GROUPS, PALETTE
 from dashboard.tour import GLOSSARY, PRESETS, TABS, TOUR
 from dashboard.widgets import LogSlider, TourPanel
+from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,14 +147,6 @@ def test_assets_are_inlined_from_package_data():
     assert css.count("@font-face") == 12 and "NoiselabKaTeX_Main" in css and "data:font/woff2;base64," in css
 
 
-def _free_port():
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _get(url, timeout=60):
     deadline = time.monotonic() + timeout
     while True:
@@ -186,7 +178,7 @@ def test_installed_wheel_serves_a_session(tmp_path):
     out = subprocess.run([sys.executable, "-c", check % str(target)], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "w") as handle:
         proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port)], cwd=tmp_path, env=env,
@@ -202,7 +194,7 @@ def test_installed_wheel_serves_a_session(tmp_path):
 
 def test_panel_serve_of_the_app_file_works(tmp_path):
     """The README's second way to serve: `panel serve dashboard/app.py` (absolute imports, inlined assets)."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "panel.log"
     with open(log, "w") as handle:
         proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(ROOT / "dashboard" / "app.py"),
@@ -216,4 +208,3 @@ def test_panel_serve_of_the_app_file_works(tmp_path):
         proc.wait(timeout=20)
     text = log.read_text()
     assert "Traceback" not in text and "ERROR" not in text, text[-3000:]
-    assert math.isfinite(port)

@@ -1,7 +1,6 @@
 """Tier 3: the served app in Debian's headless Chromium, driven by Playwright."""
 
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -9,11 +8,7 @@ import urllib.request
 
 import pytest
 
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.conftest import free_port
 
 
 def _wait_http(url, timeout=60):
@@ -32,7 +27,7 @@ def _wait_http(url, timeout=60):
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory):
     """Serve the app with the README's command on a free port; stop it afterwards."""
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp("server") / "serve.log"
     with open(log_path, "w") as log:
         proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port)],
