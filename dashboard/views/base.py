@@ -194,8 +194,15 @@ class BaseView(pn.viewable.Viewer):
             busy.loading = True
 
         def finish(result, failure):
-            if self._latest.get(name) is not token:
-                return  # superseded by a later request
+            if self._latest.get(name) is not token or doc.session_context is None:
+                return  # superseded by a later request, or the browser tab has closed
+            if not self.active:
+                # the user moved to another tab: show the result (and end the spinner) when this one is
+                # shown again; Panel 1.9 re-points shared stylesheets to its CDN when a pane updates
+                # while its tab is detached from the page
+                self._pending[f"offload:{name}"] = functools.partial(self._finish_later, name, token, apply,
+                                                                     result, failure, busy)
+                return
             try:
                 if failure is not None:
                     self.guarded(_reraise, failure)
@@ -210,6 +217,9 @@ class BaseView(pn.viewable.Viewer):
                 result, failure = await asyncio.to_thread(compute), None
             except Exception as exc:  # shown as a plain message, like any other failed update
                 result, failure = None, exc
+            if doc.session_context is None:
+                return  # the tab closed meanwhile: its models are gone (and Panel's shared
+                # stylesheets must not be re-pointed from a dead document)
             # back on the loop: apply in a callback that holds the document lock
             doc.add_next_tick_callback(functools.partial(finish, result, failure))
 
@@ -217,6 +227,14 @@ class BaseView(pn.viewable.Viewer):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return True
+
+    def _finish_later(self, name, token, apply, result, failure, busy):
+        try:
+            if self._latest.get(name) is token:
+                _apply_result(apply, result, failure)
+        finally:
+            if busy is not None:
+                busy.loading = False
 
     def guarded(self, func, *args):
         """Run an update; on failure show a plain message and keep the last good plots."""
@@ -268,6 +286,12 @@ class BaseView(pn.viewable.Viewer):
 
     def _csv_file(self):
         return io.StringIO(self.csv_text())
+
+
+def _apply_result(apply, result, failure):
+    if failure is not None:
+        raise failure
+    apply(result)
 
 
 def _reraise(exc):
