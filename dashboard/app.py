@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import base64
 import functools
+import json
+import logging
 from importlib import resources
 
 import panel as pn
 from bokeh.models import CustomJS
+from panel.io.resources import LOCAL_DIST
 
+from dashboard.compute import ComputePool
 from dashboard.models import Settings
 from dashboard.tour import TABS, TourStep
 from dashboard.views import BoundaryView, NoiseView, RatView, RewindView
 from dashboard.views.base import FONT_PREFIX
 from dashboard.widgets import TourPanel, controls
 
+log = logging.getLogger("noiselab")
 TITLE = "noiselab: differential-privacy noise, exactly"
 INTRO = (
     "Drag **epsilon**, **delta**, **rho** and the **target error**; curves follow while you drag, heavier "
@@ -74,9 +79,10 @@ class NoiseLab(pn.viewable.Viewer):
 
     VIEW_CLASSES = (RewindView, BoundaryView, NoiseView, RatView)
 
-    def __init__(self, settings: Settings | None = None, **params):
+    def __init__(self, settings: Settings | None = None, pool: ComputePool | None = None, **params):
         super().__init__(**params)
         self.settings = settings or Settings()
+        self.pool = pool
         self._views = [None] * len(self.VIEW_CLASSES)
         self._slots = [pn.Column(sizing_mode="stretch_width", min_height=300) for _ in self.VIEW_CLASSES]
         self.controls = controls(self.settings, show_tab=self._show_tab)
@@ -93,7 +99,7 @@ class NoiseLab(pn.viewable.Viewer):
 
     def _view(self, index: int):
         if self._views[index] is None:
-            view = self.VIEW_CLASSES[index](self.settings, active=False)
+            view = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool)
             self._views[index] = view
             self._slots[index].objects = [view]
         return self._views[index]
@@ -141,23 +147,70 @@ class NoiseLab(pn.viewable.Viewer):
                       sizing_mode="stretch_width")
 
 
-def create_app(lab: NoiseLab | None = None) -> pn.template.BootstrapTemplate:
-    """Build a fresh app: called once per browser session by the server."""
-    lab = lab or NoiseLab()
+def link_values(arguments: dict) -> tuple[dict, dict]:
+    """Settings from a page address's query arguments (``{key: [bytes, ...]}``, as Bokeh hands them
+    over): values decoded like Panel's location sync (JSON where it parses, else text). Returns the
+    values by setting name and, by query key, the keys that name no setting."""
+    names = {key: name for name, key in URL_KEYS.items()}
+    values, unknown = {}, {}
+    for key, raw in arguments.items():
+        text = (raw[-1] if raw else b"").decode("utf-8", "replace") if isinstance(raw, list) else str(raw)
+        if key not in names:
+            unknown[key] = "not a setting"
+            continue
+        try:
+            values[names[key]] = json.loads(text)
+        except ValueError:
+            values[names[key]] = text
+    return values, unknown
+
+
+def refused_message(refused: dict, arguments: dict) -> str:
+    """A plain note naming the address values that were ignored (each shown short and as code, so
+    markup in a value is displayed, never rendered)."""
+    parts = []
+    for key, reason in refused.items():
+        raw = arguments.get(key, [b""])
+        text = (raw[-1] if raw else b"").decode("utf-8", "replace") if isinstance(raw, list) else str(raw)
+        shown = text.replace("`", "'").replace("\n", " ")[:40] + ("..." if len(text) > 40 else "")
+        parts.append(f"`{key}={shown}` ({reason})")
+    return ("Ignored from the page address: " + "; ".join(parts) +
+            ". Everything else in the address was applied; the sliders show the values in use.")
+
+
+def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> pn.template.BootstrapTemplate:
+    """Build a fresh app: called once per browser session by the server (``pool`` is the server's
+    compute pool, shared by its sessions)."""
+    lab = lab or NoiseLab(pool=pool)
+    notice = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
     template = pn.template.BootstrapTemplate(
         title=TITLE,
         logo=logo_uri(),
         sidebar=[lab.controls],
-        main=[lab.intro, lab.tour, lab.tabs],
+        main=[notice, lab.intro, lab.tour, lab.tabs],
         sidebar_width=320,
         header_background="#1f3b57",
         meta_viewport=VIEWPORT,
     )
     template.config.raw_css = [page_css()]
-    if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-        pn.state.curdoc.js_on_event("document_ready", CustomJS(code=ON_LOAD_JS))
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        doc.js_on_event("document_ready", CustomJS(code=ON_LOAD_JS))
+        # with several server processes a page's websocket may reach another process, which then builds
+        # the session without rendering the page: Panel's style sheets must still come from this server
+        doc._template_variables.setdefault("dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path
+                                           else LOCAL_DIST)
     if pn.state.location is not None:
-        pn.state.location.sync(lab.settings, URL_KEYS)
+        arguments = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh-")}
+        values, unknown = link_values(arguments)
+        refused = {**unknown, **{URL_KEYS[name]: reason for name, reason in lab.settings.apply_values(values).items()
+                                 if name in URL_KEYS}}
+        if refused:
+            notice.object = refused_message(refused, arguments)
+            notice.visible = True
+            log.info("ignored address values: %s", ", ".join(sorted(k[:20] for k in refused))[:200])
+        # later address changes (back and forward) are applied value by value in the same way
+        pn.state.location.sync(lab.settings, URL_KEYS, on_error=lab.settings.apply_values)
         # settings from the address arrive without a slider release: refresh the heavy views once
         pn.state.onload(lambda: lab.settings.param.trigger("committed"))
     return template
@@ -165,4 +218,4 @@ def create_app(lab: NoiseLab | None = None) -> pn.template.BootstrapTemplate:
 
 if pn.state.served:
     pn.extension("katex", notifications=False)
-    create_app().servable()
+    create_app(pool=pn.state.as_cached("noiselab-compute-pool", ComputePool.from_environment)).servable()

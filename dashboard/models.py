@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import param
 
 from .tour import TOUR
@@ -83,5 +85,42 @@ class Settings(param.Parameterized):
         self.param.update(**{**DEFAULTS, **keep, **preset})
         self.param.trigger("committed")
 
+    def apply_values(self, values: dict) -> dict[str, str]:
+        """Apply each value on its own (so one bad value never leaves the others half applied) and
+        commit once; return ``{name: reason}`` for the values refused, unknown names included."""
+        refused, tour = {}, None
+        with param.parameterized.batch_call_watchers(self):
+            for name, value in values.items():
+                if name not in DEFAULTS:
+                    refused[name] = "not a setting"
+                elif isinstance(value, float) and not math.isfinite(value):
+                    refused[name] = f"must be {_allowed(self.param[name])}"
+                elif name == "tour":
+                    tour = value  # last: a tour step sets the sliders itself
+                else:
+                    try:
+                        setattr(self, name, value)
+                    except (ValueError, TypeError, OverflowError):
+                        refused[name] = f"must be {_allowed(self.param[name])}"
+        self.param.trigger("committed")
+        if tour is not None:
+            try:
+                self.tour = tour
+            except (ValueError, TypeError):
+                refused["tour"] = f"must be {_allowed(self.param.tour)}"
+        return refused
+
     def as_query(self) -> dict:
         return {name: getattr(self, name) for name in DEFAULTS}
+
+
+def _allowed(parameter) -> str:
+    """The allowed values of a parameter, in words."""
+    if isinstance(parameter, param.Boolean):
+        return "true or false"
+    if isinstance(parameter, param.Selector):
+        return "one of " + ", ".join(map(str, parameter.objects))
+    low, high = parameter.bounds
+    if isinstance(parameter, param.Integer):
+        return f"a whole number from {low} to {high}"
+    return f"a number from {low:g} to {high:g}"

@@ -1,19 +1,34 @@
-"""Serve the lab: ``python -m dashboard.serve [--port 5006] [--address 127.0.0.1] [--allow-websocket-origin HOST]``."""
+"""Serve the lab: ``python -m dashboard.serve [--port 5006] [--address 127.0.0.1] [--num-procs N]
+[--dask-scheduler ADDRESS | --dask-local N] [--allow-host NAME] [--allow-websocket-origin HOST]``.
+
+Secure defaults: bound to 127.0.0.1; only requests whose Host header names this machine's loopback
+names (or a name given with ``--allow-host``) are answered, so a page on another site cannot drive a
+local instance by DNS rebinding; websockets only from the same origins.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import logging
+import os
+import re
+import signal
+import sys
 import traceback
 
 import panel as pn
 from tornado.iostream import StreamClosedError
+from tornado.routing import AnyMatches, HostMatches, Rule
+from tornado.web import RequestHandler
 from tornado.websocket import WebSocketClosedError
 
 from dashboard.app import TITLE, create_app
+from dashboard.compute import ComputePool
 
 log = logging.getLogger("noiselab")
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
 
 
 def _quiet_closed_sockets(loop, context):
@@ -38,19 +53,129 @@ class _ClosedBeforeSessionFilter(logging.Filter):
         return True
 
 
-def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=False):
-    pn.extension("katex", notifications=False)
+class _ShortLines(logging.Filter):
+    """Log lines are bounded: a long URL or value is cut, never echoed whole."""
+
+    LIMIT = 500
+
+    def filter(self, record):
+        message = record.getMessage()
+        if len(message) > self.LIMIT:
+            record.msg, record.args = message[: self.LIMIT] + " ... [cut]", None
+        return True
+
+
+class _ClosedTabAtDebug(logging.Filter):
+    """Closing a tab is normal: Bokeh's and Tornado's warnings about it go to debug level."""
+
+    PATTERNS = ("WebSocket connection closed", "Failed sending message as connection was closed",
+                "Stream is closed", "Session .* was destroyed")
+
+    def filter(self, record):
+        if record.levelno <= logging.WARNING and any(re.search(p, record.getMessage()) for p in self.PATTERNS):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+class _UnknownHost(RequestHandler):
+    def prepare(self):
+        log.info("refused a request for host %.60r", self.request.host)
+        self.set_status(403)
+        self.finish("This server answers only for the host names it was started with (see --allow-host).\n")
+
+
+def allowed_hosts(address, port, extra=()) -> list[str]:
+    """Host names (without port) the server answers for."""
+    names = set(LOOPBACK_NAMES)
+    if address not in (None, "", "0.0.0.0", "::"):
+        names.add(address)
+    for item in extra:
+        host = item.strip()
+        if host.startswith("["):  # [::1]:5006
+            names.add(host.split("]")[0] + "]")
+        else:
+            names.add(host.rsplit(":", 1)[0] if host.count(":") == 1 else host)
+    return sorted(names)
+
+
+def restrict_hosts(server, hosts) -> None:
+    """Answer only requests whose Host header names one of ``hosts`` (tornado's host routing)."""
+    app = server._tornado
+    pattern = "(" + "|".join(re.escape(h) for h in hosts) + ")$"
+    router = app.default_router
+    router.rules = [Rule(HostMatches(pattern), app.wildcard_router),
+                    Rule(AnyMatches(), [(r".*", _UnknownHost)])]
+    router.rules[-1] = router.process_rule(router.rules[-1])
+
+
+def _in_worker_process():
+    """After the fork, in each worker: a fresh event loop, and the worker ends when the parent does."""
+    asyncio.set_event_loop(loop := asyncio.new_event_loop())
+    loop.set_exception_handler(_quiet_closed_sockets)
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: SIGTERM when the parent exits
+        if os.getppid() == 1:  # the parent is already gone
+            os._exit(0)
+
+
+def _exit(signum, _frame):
+    raise SystemExit(0)
+
+
+def configure_logging():
     logging.getLogger("tornado.application").addFilter(_ClosedBeforeSessionFilter())
-    if not threaded:
+    for name in ("bokeh", "tornado", "panel", "noiselab"):
+        logger = logging.getLogger(name)
+        logger.addFilter(_ShortLines())
+        logger.addFilter(_ClosedTabAtDebug())
+
+
+def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=False, num_procs=1, pool=None,
+          hosts=None, start=True):
+    """Start the server (blocking unless ``threaded`` or ``start=False``); returns it."""
+    if not isinstance(num_procs, int) or isinstance(num_procs, bool) or num_procs < 1:
+        raise ValueError(f"num_procs must be a positive integer, got {num_procs!r}")
+    if num_procs > 1 and (threaded or show):
+        raise ValueError("num_procs > 1 runs the server in this process's children: not with threaded or show")
+    if pool is not None and pool.local_workers is not None and num_procs > 1:
+        raise ValueError("with several web processes give one shared cluster (--dask-scheduler), not --dask-local: "
+                         "each process would start its own")
+    pn.extension("katex", notifications=False)
+    configure_logging()
+    if not threaded:  # Ctrl+C or SIGTERM ends this process and, through the parent-death signal, its workers
+        signal.signal(signal.SIGINT, _exit)
+        signal.signal(signal.SIGTERM, _exit)
+    if num_procs > 1:
+        os.register_at_fork(after_in_child=_in_worker_process)
+    elif not threaded:
         asyncio.set_event_loop(loop := asyncio.new_event_loop())
         loop.set_exception_handler(_quiet_closed_sockets)
     origins = list(origins or [])
     if not origins:
         origins = [f"localhost:{port}", f"127.0.0.1:{port}"]
-        if address not in ("127.0.0.1", "localhost"):
+        if address not in ("127.0.0.1", "localhost", "0.0.0.0", "::"):
             origins.append(f"{address}:{port}")
-    return pn.serve({"/": create_app}, port=port, address=address, websocket_origin=origins, show=show, title=TITLE,
-                    threaded=threaded)
+    pool = pool or ComputePool()
+
+    def session_app():  # one fresh app per browser session, all sharing this process's compute pool
+        return create_app(pool=pool)
+
+    server = pn.serve({"/": session_app}, port=port, address=address,
+                      websocket_origin=origins, show=show, title=TITLE, threaded=threaded, num_procs=num_procs,
+                      start=False)
+    if threaded:  # a StoppableThread: the server is made inside it
+        server.start()
+        return server
+    restrict_hosts(server, allowed_hosts(address, port, [*(hosts or []), *origins]))
+    if start:
+        server.start()
+        try:
+            server.io_loop.start()
+        finally:
+            pool.close()
+    return server
 
 
 def main(argv=None):
@@ -59,10 +184,31 @@ def main(argv=None):
     parser.add_argument("--address", default="127.0.0.1", help="interface to bind (default 127.0.0.1 only)")
     parser.add_argument("--allow-websocket-origin", action="append", dest="origins", default=None,
                         help="host[:port] allowed to open the websocket (repeatable)")
+    parser.add_argument("--allow-host", action="append", dest="hosts", default=None,
+                        help="a host name the server answers for besides localhost (repeatable), e.g. the public "
+                             "name behind a reverse proxy")
+    parser.add_argument("--num-procs", type=int, default=1,
+                        help="web processes sharing the port (sessions stay in the process that opened them)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--dask-scheduler", default=None, metavar="ADDRESS",
+                       help="send heavy computations to this Dask scheduler (needs the 'dask' extra)")
+    group.add_argument("--dask-local", type=int, default=None, metavar="N",
+                       help="start a local Dask cluster of N worker processes for the heavy computations")
     parser.add_argument("--show", action="store_true", help="open a browser tab")
     args = parser.parse_args(argv)
-    print(f"noiselab: serving on http://{args.address}:{args.port}/ (Ctrl+C to stop)", flush=True)
-    serve(args.port, args.address, args.origins, args.show)
+    try:
+        pool = ComputePool(scheduler=args.dask_scheduler, local_workers=args.dask_local)
+        if pool.scheduler is not None:
+            pool.result(os.getpid)  # connect now: a wrong address fails here, not at the first click
+            pool.close()  # each web process connects for itself (a client must not cross a fork)
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        parser.error(str(exc))
+    print(f"noiselab: serving on http://{args.address}:{args.port}/ with {args.num_procs} process(es), heavy work "
+          f"on {pool.describe()} (Ctrl+C to stop)", flush=True)
+    try:
+        serve(args.port, args.address, args.origins, args.show, num_procs=args.num_procs, pool=pool, hosts=args.hosts)
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ from ._arete_quadrature import _gauss_jacobi_unit, _gauss_legendre
 from ._base import NoiseDistribution
 from ._validation import in_interval, positive, positive_int, real_scalar
 
-__all__ = ["ShareSum", "arete_dropout", "dropout_curves", "laplace_dropout"]
+__all__ = ["ShareSum", "arete_dropout", "dropout_curves", "dropout_fractions", "dropout_point", "dropout_table",
+           "laplace_dropout"]
 
 _NODES = 12
 
@@ -223,18 +224,50 @@ def laplace_dropout(scale, fraction) -> ShareSum:
     return ShareSum(0.0, positive("scale", scale), q, scale)
 
 
+def dropout_fractions(n, fractions_present) -> np.ndarray:
+    """Fractions of ``n`` users present, rounded to whole users, repeats dropped, largest first."""
+    n = positive_int("n", n)
+    fractions = np.asarray(fractions_present, dtype=float)
+    if fractions.ndim != 1 or fractions.size == 0 or not np.all((fractions > 0) & (fractions <= 1)):
+        raise ValueError("fractions_present must be a non-empty 1-D array of fractions in (0, 1]")
+    return np.unique(np.clip(np.round(fractions * n), 1, n))[::-1] / n
+
+
+def dropout_point(alpha, theta, lam, fraction, sensitivity=1.0, epsilon_full=None) -> tuple:
+    """(Arete epsilon, Arete E|Z|, Laplace epsilon, Laplace E|Z|) when a ``fraction`` of the users add
+    their share of Arete(alpha, theta, lam), against shares of the Laplace noise with the same full
+    epsilon (``epsilon_full``, computed when not given). ``alpha = 0`` is the Laplace limit: the Arete
+    shares are then Laplace shares of scale ``lam``. Plain numbers in and out, so a call can run on any
+    worker."""
+    alpha = real_scalar("alpha", alpha)
+    if not 0 <= alpha:
+        raise ValueError(f"alpha must be >= 0, got {alpha}")
+    theta, lam = positive("theta", theta), positive("lam", lam)
+    q = in_interval("fraction", fraction, 0.0, 1.0)
+    if q == 0:
+        raise ValueError("fraction must be in (0, 1]: with no shares there is no noise")
+    sensitivity = positive("sensitivity", sensitivity)
+    full = ShareSum(alpha, theta, 1.0, lam)
+    eps_full = float(full.privacy_loss(sensitivity)) if epsilon_full is None else positive("epsilon_full",
+                                                                                          epsilon_full)
+    arete = ShareSum(alpha * q, theta, q, lam)
+    laplace = laplace_dropout(sensitivity / eps_full, q)
+    return (float(arete.privacy_loss(sensitivity)), arete.mean_abs(),
+            float(laplace.privacy_loss(sensitivity)), laplace.mean_abs())
+
+
 def dropout_curves(arete, n, fractions_present, sensitivity=1.0):
     """Certified epsilon and E|Z| against the fraction of users present (rounded to whole users,
     repeats dropped), for the Arete's shares and for Laplace shares of the same full epsilon."""
-    n = positive_int("n", n)
+    present = dropout_fractions(n, fractions_present)
     sensitivity = positive("sensitivity", sensitivity)
     eps_full = float(arete.privacy_loss(sensitivity))
-    scale = sensitivity / eps_full
-    present = np.unique(np.clip(np.round(np.asarray(fractions_present, dtype=float) * n), 1, n))[::-1] / n
-    out = {"fraction": present, "arete_epsilon": [], "arete_mean_abs": [], "laplace_epsilon": [],
-           "laplace_mean_abs": []}
-    for q in present:
-        for name, dist in (("arete", arete_dropout(arete, q)), ("laplace", laplace_dropout(scale, q))):
-            out[f"{name}_epsilon"].append(float(dist.privacy_loss(sensitivity)))
-            out[f"{name}_mean_abs"].append(dist.mean_abs())
-    return {k: np.asarray(v, dtype=float) for k, v in out.items()}
+    points = [dropout_point(arete.alpha, arete.theta, arete.lam, q, sensitivity, eps_full) for q in present]
+    return dropout_table(present, points)
+
+
+def dropout_table(present, points) -> dict:
+    """The columns of :func:`dropout_curves` from its fractions and one :func:`dropout_point` each."""
+    columns = np.asarray(points, dtype=float).reshape(-1, 4)
+    return {"fraction": np.asarray(present, dtype=float), "arete_epsilon": columns[:, 0],
+            "arete_mean_abs": columns[:, 1], "laplace_epsilon": columns[:, 2], "laplace_mean_abs": columns[:, 3]}

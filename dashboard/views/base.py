@@ -15,6 +15,7 @@ import numpy as np
 import panel as pn
 from bokeh.plotting import figure
 
+from ..compute import ComputePool
 from ..models import Settings
 from ..palette import PALETTE
 
@@ -107,9 +108,11 @@ class BaseView(pn.viewable.Viewer):
     notice = ""
     filename = "view.csv"
 
-    def __init__(self, settings: Settings, active: bool = True, **params):
+    def __init__(self, settings: Settings, active: bool = True, pool: ComputePool | None = None, **params):
         super().__init__(**params)
         self.settings = settings
+        self.pool = pool
+        self._busy = {}
         self.active = active
         self._pending = {}
         self._latest = {}
@@ -180,61 +183,104 @@ class BaseView(pn.viewable.Viewer):
 
         doc.add_next_tick_callback(compute)
 
-    def offload(self, name, compute, apply, busy=None):
-        """Run ``compute()`` off the event loop in a served session (a worker thread: numpy and scipy
-        release the GIL, so other sessions keep their redraws), then ``apply(result)`` on the loop under
-        the document lock. A later request with the same name supersedes an earlier one; ``busy`` shows
-        a spinner meanwhile. Without a server (tests, notebooks) both run at once."""
+    def offload(self, name, call, apply, busy=None):
+        """Compute ``call()`` (a ``functools.partial`` of a module-level function) away from the event
+        loop in a served session, then ``apply(result)`` on the loop; see :meth:`offload_each`."""
+        return self.offload_each(name, [call], lambda results: apply(results[0]), busy=busy)
+
+    def offload_each(self, name, calls, apply, busy=None, progress=None):
+        """Compute every call away from the event loop in a served session (on the server's
+        :class:`~dashboard.compute.ComputePool`, so repeat requests are answered from its store, or
+        on a worker thread), then ``apply(results)`` on the loop under the document lock.
+
+        A later request with the same name supersedes an earlier one and :meth:`cancel` drops one;
+        ``busy`` shows a spinner and ``progress`` (a Progress bar) counts finished calls meanwhile.
+        Without a server (tests, notebooks) everything runs at once."""
         doc = pn.state.curdoc
         if doc is None or doc.session_context is None:
-            return self.guarded(lambda: apply(compute()))
+            return self.guarded(lambda: apply([call() for call in calls]))
         token = object()
         self._latest[name] = token
+        self._busy[name] = (busy, progress)
         if busy is not None:
             busy.loading = True
+        if progress is not None:
+            progress.max, progress.value, progress.visible = len(calls), 0, True
 
-        def finish(result, failure):
-            if self._latest.get(name) is not token or doc.session_context is None:
-                return  # superseded by a later request, or the browser tab has closed
+        def current():
+            return self._latest.get(name) is token and doc.session_context is not None
+
+        def finish(results, failure):
+            if not current():
+                return  # superseded or cancelled, or the browser tab has closed
             if not self.active:
                 # the user moved to another tab: show the result (and end the spinner) when this one is
                 # shown again; Panel 1.9 re-points shared stylesheets to its CDN when a pane updates
                 # while its tab is detached from the page
                 self._pending[f"offload:{name}"] = functools.partial(self._finish_later, name, token, apply,
-                                                                     result, failure, busy)
+                                                                     results, failure)
                 return
             try:
                 if failure is not None:
                     self.guarded(_reraise, failure)
                 else:
-                    self.guarded(apply, result)
+                    self.guarded(apply, results)
             finally:
-                if busy is not None:
-                    busy.loading = False
+                self._end_busy(name)
+
+        def advance(done):
+            if current() and progress is not None:
+                progress.value = done
 
         async def run():
+            pool = self.pool
             try:
-                result, failure = await asyncio.to_thread(compute), None
+                if pool is not None:
+                    futures = [asyncio.wrap_future(pool.future(c.func, *c.args, **c.keywords)) for c in calls]
+                else:
+                    futures = [asyncio.ensure_future(asyncio.to_thread(c)) for c in calls]
+                for done, _ in enumerate(asyncio.as_completed(futures), start=1):
+                    await _
+                    if progress is not None and current():
+                        doc.add_next_tick_callback(functools.partial(advance, done))
+                results, failure = [f.result() for f in futures], None
             except Exception as exc:  # shown as a plain message, like any other failed update
-                result, failure = None, exc
+                results, failure = None, exc
             if doc.session_context is None:
                 return  # the tab closed meanwhile: its models are gone (and Panel's shared
                 # stylesheets must not be re-pointed from a dead document)
             # back on the loop: apply in a callback that holds the document lock
-            doc.add_next_tick_callback(functools.partial(finish, result, failure))
+            doc.add_next_tick_callback(functools.partial(finish, results, failure))
 
         task = asyncio.get_running_loop().create_task(run())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return True
 
-    def _finish_later(self, name, token, apply, result, failure, busy):
+    def cancel(self, name):
+        """Stop waiting for a computation: its result, when it comes, is not shown (a shared
+        computation other sessions wait for carries on for them)."""
+        if self._latest.pop(name, None) is not None:
+            self._end_busy(name)
+            return True
+        return False
+
+    def running(self, name) -> bool:
+        return name in self._latest and name in self._busy
+
+    def _end_busy(self, name):
+        busy, progress = self._busy.pop(name, (None, None))
+        if busy is not None:
+            busy.loading = False
+        if progress is not None:
+            progress.visible = False
+
+    def _finish_later(self, name, token, apply, results, failure):
         try:
             if self._latest.get(name) is token:
-                _apply_result(apply, result, failure)
+                _apply_result(apply, results, failure)
         finally:
-            if busy is not None:
-                busy.loading = False
+            self._end_busy(name)
 
     def guarded(self, func, *args):
         """Run an update; on failure show a plain message and keep the last good plots."""

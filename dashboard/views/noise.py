@@ -10,7 +10,7 @@ from bokeh.models import ColumnDataSource, Span
 
 from noisecore import Arete, Laplace, Staircase
 from noisecore import frontier as frontier_table
-from noisecore.dropout import dropout_curves
+from noisecore.dropout import dropout_fractions, dropout_point, dropout_table
 
 from ..palette import PALETTE
 from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison
@@ -97,8 +97,18 @@ class NoiseView(BaseView):
                                                     description=settings.param.users.doc)
         self.dropout_button = pn.widgets.Button(label="Compute dropout curves", width=220,
                                                 description="Worst-case epsilon and error when only part of the users "
-                                                            "add their share (a few seconds)")
+                                                            "add their share: under 0.1 s for Laplace-limit noise, "
+                                                            "2-10 s for an Arete (each point is a numerical "
+                                                            "supremum); repeat requests are instant")
         self.dropout_button.on_click(lambda _event: self.guarded(self.update_dropouts))
+        self.dropout_progress = pn.indicators.Progress(value=0, max=len(PRESENT), width=220, visible=False,
+                                                       bar_color="info")
+        self.cancel_buttons = {}
+        for name in ("calibrate", "dropouts"):
+            button = pn.widgets.Button(label="Cancel", width=90, visible=False,
+                                       description="Stop waiting for this computation")
+            button.on_click(functools.partial(self._on_cancel, name))
+            self.cancel_buttons[name] = button
         self.dropout_note = pn.pane.Markdown(
             "Each of n users adds one share; if only some arrive, the noise shrinks and the privacy loss grows. "
             "The curves depend only on the fraction present, not on n. "
@@ -109,8 +119,9 @@ class NoiseView(BaseView):
         self.source = pn.widgets.Select.from_param(settings.param.arete_source, label="Arete parameters",
                                                    description=settings.param.arete_source.doc, width=200)
         self.calibrate_button = pn.widgets.Button(label="Calibrate exactly at this epsilon", width=240,
-                                                  description="Run the calibration at exactly this epsilon (1-10 s) "
-                                                              "instead of the frontier table's nearest row below")
+                                                  description="Run the calibration at exactly this epsilon (1-10 s, "
+                                                              "instant when anyone asked for it before) instead of "
+                                                              "the frontier table's nearest row below")
         self.calibrate_button.on_click(lambda _event: self.guarded(self.calibrate_exactly))
         self.manual = pn.Row(
             *(pn.widgets.FloatInput.from_param(settings.param[n], label=n, width=110, step=0.01)
@@ -157,7 +168,16 @@ class NoiseView(BaseView):
             self.exact = (key, arete)
             self.update()
 
-        self.offload("calibrate", lambda: cached_calibration(*key), show, busy=self.calibrate_button)
+        self.offload("calibrate", functools.partial(cached_calibration, *key), show, busy=self.calibrate_button)
+        self.cancel_buttons["calibrate"].visible = self.running("calibrate")
+
+    def _on_cancel(self, name, _event):
+        self.cancel(name)
+
+    def _end_busy(self, name):
+        super()._end_busy(name)
+        if name in self.cancel_buttons:
+            self.cancel_buttons[name].visible = False
 
     def update(self):
         s = self.settings
@@ -194,12 +214,18 @@ class NoiseView(BaseView):
 
     def update_dropouts(self):
         s = self.settings
-        arete = self.comparison.arete
-        if not isinstance(arete, Arete):  # the Laplace limit: an Arete with a vanishing Gamma part
-            arete = Arete(1e-12, s.sensitivity, arete.scale * (1 + 1e-9))
-        users, sensitivity = s.users, s.sensitivity
-        self.offload("dropouts", lambda: dropout_curves(arete, users, PRESENT, sensitivity), self.show_dropouts,
-                     busy=self.dropout_button)
+        c = self.comparison
+        arete = c.arete
+        if isinstance(arete, Arete):
+            alpha, theta, lam = arete.alpha, arete.theta, arete.lam
+        else:  # the Laplace limit: the shares are Laplace shares
+            alpha, theta, lam = 0.0, arete.scale, arete.scale
+        present = dropout_fractions(s.users, PRESENT)
+        calls = [functools.partial(dropout_point, alpha, theta, lam, float(q), s.sensitivity,
+                                   float(c.certified["Arete"])) for q in present]
+        self.offload_each("dropouts", calls, lambda points: self.show_dropouts(dropout_table(present, points)),
+                          busy=self.dropout_button, progress=self.dropout_progress)
+        self.cancel_buttons["dropouts"].visible = self.running("dropouts")
 
     def show_dropouts(self, curves):
         s = self.settings
@@ -227,12 +253,14 @@ class NoiseView(BaseView):
     def build_layout(self):
         return pn.Column(
             self.header, self.alert,
-            pn.FlexBox(self.source, self.manual, self.calibrate_button, self.download, flex_wrap="wrap",
+            pn.FlexBox(self.source, self.manual, self.calibrate_button, self.cancel_buttons["calibrate"], self.download,
+                       flex_wrap="wrap",
                        sizing_mode="stretch_width"),
             flex_row(self.fig_density, self.fig_log),
             self.table,
             flex_row(self.fig_profile, self.fig_error),
-            pn.Row(self.users, self.dropout_button), self.dropout_note,
+            pn.FlexBox(self.users, self.dropout_button, self.dropout_progress, self.cancel_buttons["dropouts"],
+                       flex_wrap="wrap", sizing_mode="stretch_width"), self.dropout_note,
             self.dropout_plots, self.about,
             sizing_mode="stretch_width",
         )

@@ -116,8 +116,8 @@ class RatView(BaseView):
 
     def update_study(self):
         s = self.settings
-        inputs = {"epsilon": s.epsilon, "delta": s.delta, "rho": s.rho, "seed": s.seed}
-        self.offload("study", lambda: cached_study(**inputs), self.show_study, busy=self.study_readout)
+        call = functools.partial(cached_study, epsilon=s.epsilon, delta=s.delta, rho=s.rho, seed=s.seed)
+        self.offload("study", call, self.show_study, busy=self.study_readout)
 
     def show_study(self, study):
         edges = np.arange(0.5, ROUNDS + 1.5)

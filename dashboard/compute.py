@@ -1,0 +1,157 @@
+"""Where the heavy, deterministic work of the app runs: worker threads of the web process by default,
+or a Dask cluster shared by several web processes or machines.
+
+A :class:`ComputePool` belongs to one server process (``dashboard.serve`` builds it, ``panel serve``
+keeps it in ``pn.state.cache``) and is handed to every session. Results are memoised by their inputs in
+a bounded store, and a request that is already running is joined rather than repeated, so a class that
+asks for the same calibration at once computes it once. Only module-level functions with plain
+arguments are sent, so the same call works in a thread and on a Dask worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import os
+import threading
+
+__all__ = ["ComputePool"]
+
+
+class ComputePool:
+    """Run ``func(*args, **kwargs)`` away from the event loop, memoised by its inputs.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://host:8786``). Dask is imported only when this or
+        ``local_workers`` is given.
+    local_workers : int, optional
+        Start a Dask ``LocalCluster`` with this many single-threaded worker processes instead.
+    threads : int, optional
+        Worker threads when Dask is not used (default: the number of cores).
+    max_results : int
+        Results kept for repeat requests (least recently used dropped first).
+    """
+
+    def __init__(self, *, scheduler: str | None = None, local_workers: int | None = None, threads: int | None = None,
+                 max_results: int = 64):
+        if scheduler is not None and not isinstance(scheduler, str):
+            raise TypeError(f"scheduler must be an address string such as 'tcp://127.0.0.1:8786', not {scheduler!r}")
+        if scheduler is not None and local_workers is not None:
+            raise ValueError("give either scheduler (an existing Dask cluster) or local_workers, not both")
+        for name, value in (("local_workers", local_workers), ("threads", threads), ("max_results", max_results)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        self.scheduler = scheduler
+        self.local_workers = local_workers
+        self.threads = threads or os.cpu_count() or 2
+        self.max_results = max_results
+        self._results: collections.OrderedDict = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._executor = None  # created on first use: after a fork, in the process that uses it
+        self._client = None
+        self._cluster = None
+
+    @property
+    def uses_dask(self) -> bool:
+        return self.scheduler is not None or self.local_workers is not None
+
+    def describe(self) -> str:
+        if self.scheduler is not None:
+            return f"Dask scheduler at {self.scheduler}"
+        if self.local_workers is not None:
+            return f"local Dask cluster, {self.local_workers} worker processes"
+        return f"{self.threads} worker threads"
+
+    # --- submitting -------------------------------------------------------------------------
+    def future(self, func, /, *args, **kwargs) -> concurrent.futures.Future:
+        """A future for ``func(*args, **kwargs)``: a stored or running one for the same inputs if there is one."""
+        key = (func.__module__, func.__qualname__, args, tuple(sorted(kwargs.items())))
+        with self._lock:
+            found = self._results.get(key)
+            if found is not None and not (found.done() and (found.cancelled() or found.exception() is not None)):
+                self._results.move_to_end(key)
+                return found
+            future = self._submit(func, args, kwargs)
+            self._results[key] = future
+            while len(self._results) > self.max_results:
+                self._results.popitem(last=False)
+            return future
+
+    async def run(self, func, /, *args, **kwargs):
+        """Await ``func(*args, **kwargs)`` from the event loop."""
+        return await asyncio.wrap_future(self.future(func, *args, **kwargs))
+
+    def result(self, func, /, *args, **kwargs):
+        """Block for ``func(*args, **kwargs)`` (command-line tools, notebooks)."""
+        return self.future(func, *args, **kwargs).result()
+
+    def map(self, func, iterable, /, **kwargs) -> list:
+        """Block for ``[func(item, **kwargs) for item in iterable]``, the items spread over the workers."""
+        futures = [self.future(func, item, **kwargs) for item in iterable]
+        return [f.result() for f in futures]
+
+    def cached_count(self) -> int:
+        with self._lock:
+            return len(self._results)
+
+    def _submit(self, func, args, kwargs) -> concurrent.futures.Future:
+        if self.uses_dask:
+            return self._submit_dask(func, args, kwargs)
+        if self._executor is None:
+            self._executor = concurrent.futures.ThreadPoolExecutor(self.threads, thread_name_prefix="noiselab")
+        return self._executor.submit(func, *args, **kwargs)
+
+    def _submit_dask(self, func, args, kwargs) -> concurrent.futures.Future:
+        client = self._dask_client()
+        remote = client.submit(func, *args, pure=False, **kwargs)
+        local: concurrent.futures.Future = concurrent.futures.Future()
+        local.set_running_or_notify_cancel()
+
+        def transfer(done):
+            try:
+                local.set_result(done.result())
+            except BaseException as exc:
+                local.set_exception(exc)
+
+        remote.add_done_callback(transfer)
+        local._noiselab_remote = remote  # keeps the Dask future (and so its task) alive
+        return local
+
+    def _dask_client(self):
+        if self._client is None:
+            from distributed import Client, LocalCluster
+
+            if self.local_workers is not None:
+                self._cluster = LocalCluster(n_workers=self.local_workers, threads_per_worker=1,
+                                             dashboard_address=None, host="127.0.0.1")
+                self._client = Client(self._cluster)
+            else:
+                self._client = Client(self.scheduler)
+        return self._client
+
+    def close(self):
+        """Stop the worker threads or the Dask client (and a local cluster)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    @classmethod
+    def from_environment(cls) -> ComputePool:
+        """Pool configured by ``NOISELAB_DASK_SCHEDULER`` or ``NOISELAB_DASK_LOCAL`` (used by ``panel serve``)."""
+        scheduler = os.environ.get("NOISELAB_DASK_SCHEDULER") or None
+        local = os.environ.get("NOISELAB_DASK_LOCAL") or None
+        if local is not None:
+            try:
+                local = int(local)
+            except ValueError:
+                raise ValueError(f"NOISELAB_DASK_LOCAL must be a number of workers, got {local[:40]!r}") from None
+        return cls(scheduler=scheduler, local_workers=local)
