@@ -129,7 +129,7 @@ class ComputePool:
                                              dashboard_address=None, host="127.0.0.1")
                 self._client = Client(self._cluster)
             else:
-                self._client = Client(self.scheduler)
+                self._client = Client(self.scheduler, timeout=10)
         return self._client
 
     def close(self):

@@ -1,0 +1,290 @@
+"""Serving a class: the compute pool (threads and Dask), address values applied one by one, several
+processes, the host allow-list and a clean stop."""
+
+import http.client
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from dashboard.app import URL_KEYS, link_values, refused_message
+from dashboard.compute import ComputePool
+from dashboard.models import DEFAULTS, Settings
+from noisecore.dropout import ShareSum, dropout_point, laplace_dropout
+from tests.conftest import free_port
+
+
+def fresh_list(n):
+    """A new object per call: identity shows whether a result was reused."""
+    return list(range(n))
+
+
+def fail_on_negative(n):
+    if n < 0:
+        raise ValueError("n must be >= 0")
+    return n
+
+
+# --- the compute pool ----------------------------------------------------------------------------
+def test_pool_memoises_by_inputs_and_is_bounded():
+    pool = ComputePool(threads=2, max_results=2)
+    try:
+        first = pool.result(fresh_list, 3)
+        assert pool.result(fresh_list, 3) is first  # same inputs: the stored result
+        assert pool.result(fresh_list, 4) is not first
+        pool.result(fresh_list, 5)  # a third key drops the least recently used (3)
+        assert pool.cached_count() == 2
+        assert pool.result(fresh_list, 3) is not first and pool.result(fresh_list, 3) == first
+        assert pool.map(fresh_list, [1, 2, 3]) == [[0], [0, 1], [0, 1, 2]]
+    finally:
+        pool.close()
+
+
+def test_pool_joins_a_running_request_and_forgets_failures():
+    pool = ComputePool(threads=2)
+    try:
+        a = pool.future(time.sleep, 0.3)
+        assert pool.future(time.sleep, 0.3) is a  # a class asking at once: one computation
+        with pytest.raises(ValueError, match="n must be >= 0"):
+            pool.result(fail_on_negative, -1)
+        failed = pool.future(fail_on_negative, -1)
+        assert failed.exception(timeout=5) is not None
+        # a failure is not kept: the next request computes again
+        assert pool.future(fail_on_negative, -1) is not failed
+    finally:
+        pool.close()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"threads": 0}, "threads must be a positive integer"),
+    ({"max_results": 1.5}, "max_results must be a positive integer"),
+    ({"local_workers": True}, "local_workers must be a positive integer"),
+    ({"scheduler": 8786}, "scheduler must be an address string"),
+    ({"scheduler": "tcp://127.0.0.1:1", "local_workers": 1}, "not both"),
+])
+def test_pool_rejects_bad_arguments(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        ComputePool(**kwargs)
+
+
+def test_pool_without_dask_does_not_import_it():
+    code = ("import sys; from dashboard.compute import ComputePool; p = ComputePool(); p.result(abs, -2); "
+            "p.close(); print('distributed' in sys.modules, 'dask' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["False", "False"], out.stderr[-2000:]
+
+
+def test_dask_pool_on_an_in_process_cluster_gives_the_same_numbers():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        pool = ComputePool(scheduler=cluster.scheduler_address)
+        try:
+            assert pool.uses_dask and "Dask scheduler" in pool.describe()
+            args = (0.0, 1.0, 1.0, 0.6, 1.0, 1.0)  # Laplace-limit shares: quick
+            remote = pool.result(dropout_point, *args)
+            assert remote == dropout_point(*args)
+            assert pool.future(dropout_point, *args) is pool.future(dropout_point, *args)
+            with pytest.raises(ValueError, match="n must be >= 0"):
+                pool.result(fail_on_negative, -3)  # the worker's error reaches the caller as itself
+        finally:
+            pool.close()
+
+
+# --- dropout points (what the dropout button sends to the workers) --------------------------------
+def test_dropout_point_laplace_limit_matches_laplace_shares():
+    """With alpha = 0 the 'Arete' shares are Laplace shares: both columns agree. A fraction q of
+    Laplace(1) shares is Gamma(q) - Gamma(q), whose E|Z| = 2 Gamma(q + 1/2) / (sqrt(pi) Gamma(q)); the
+    closed form is itself checked by Monte Carlo (4.5 standard errors)."""
+    eps_a, abs_a, eps_l, abs_l = dropout_point(0.0, 1.0, 1.0, 0.6, 1.0, 1.0)
+    assert eps_a == eps_l and abs_a == abs_l
+    closed = 2 * math.gamma(1.1) / (math.sqrt(math.pi) * math.gamma(0.6))
+    assert abs_a == pytest.approx(closed, rel=1e-7)
+    rng = np.random.default_rng(7)
+    z = np.abs(rng.gamma(0.6, 1.0, 400_000) - rng.gamma(0.6, 1.0, 400_000))
+    assert abs(z.mean() - closed) < 4.5 * z.std() / math.sqrt(z.size)
+    # all shares present: Laplace(1) itself, epsilon 1 at sensitivity 1
+    full = dropout_point(0.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    assert full[0] == pytest.approx(1.0, rel=1e-6) and full[1] == pytest.approx(1.0, rel=1e-6)
+    assert laplace_dropout(1.0, 0.6).var() == ShareSum(0.0, 1.0, 0.6, 1.0).var() == pytest.approx(1.2)
+
+
+def test_dropout_point_validates():
+    with pytest.raises(ValueError, match="fraction"):
+        dropout_point(0.1, 0.5, 0.1, 0.0)
+    with pytest.raises(ValueError, match="alpha"):
+        dropout_point(-0.1, 0.5, 0.1, 0.5)
+
+
+# --- address values ------------------------------------------------------------------------------
+def test_one_bad_value_never_leaves_the_others_half_applied():
+    """Before: ?eps=6&seed=-5 set epsilon to 6 without telling the views (param.update stopped at the
+    bad seed), so the slider and the rewind said 1 and the other views 6."""
+    s = Settings()
+    seen = []
+    s.param.watch(lambda e: seen.append((e.name, e.new)), ["epsilon", "seed"])
+    refused = s.apply_values({"epsilon": 6.0, "seed": -5})
+    assert s.epsilon == 6.0 and ("epsilon", 6.0) in seen  # applied, and the views were told
+    assert s.seed == DEFAULTS["seed"] and set(refused) == {"seed"}
+    assert "whole number from 0 to" in refused["seed"]
+
+
+@pytest.mark.parametrize(("query", "refused_key"), [
+    ({"eps": [b"abc"]}, "eps"), ({"eps": [b"1e308"]}, "eps"), ({"delta": [b"2"]}, "delta"),
+    ({"eps": [b"NaN"]}, "eps"), ({"eps": [b"Infinity"]}, "eps"), ({"stop": [b"<b>x</b>"]}, "stop"),
+    ({"d": [b"3"]}, "d"), ({"tour": [b"99"]}, "tour"), ({"nonsense": [b"1"]}, "nonsense"),
+    ({"eps": [b"\xff\xfe"]}, "eps"), ({"big": [b"maybe"]}, "big"),
+])
+def test_malformed_address_values_are_named_and_ignored(query, refused_key):
+    s = Settings()
+    values, unknown = link_values({**query, "seed": [b"4"]})
+    refused = {**unknown, **{URL_KEYS[k]: v for k, v in s.apply_values(values).items() if k in URL_KEYS}}
+    assert set(refused) == {refused_key}
+    assert s.seed == 4  # the good value beside it is applied
+    for name, default in DEFAULTS.items():
+        if name != "seed":
+            assert getattr(s, name) == default
+
+
+def test_refused_values_are_shown_as_short_code_never_as_markup():
+    arguments = {"stop": [b"<script>alert(1)</script>`**x**`"], "eps": [b"9" * 100]}
+    text = refused_message({"stop": "must be one of confidence, rat, peek", "eps": "must be a number"}, arguments)
+    assert "`stop=<script>alert(1)</script>'**x**'`" in text  # inside a code span: displayed, not rendered
+    assert "`eps=" + "9" * 40 + "...`" in text
+    assert text.count("`") % 2 == 0
+
+
+def test_good_address_values_round_trip():
+    s = Settings()
+    values, unknown = link_values({"eps": [b"3"], "d": [b"2"], "big": [b"true"], "stop": [b"rat"], "sens": [b"2.5"]})
+    assert not unknown and s.apply_values(values) == {}
+    assert (s.epsilon, s.dim, s.large_type, s.stop_rule, s.sensitivity) == (3.0, 2, True, "rat", 2.5)
+
+
+# --- the server process --------------------------------------------------------------------------
+def _get(port, host=None, path="/", timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            conn.request("GET", path, headers={"Host": host or f"127.0.0.1:{port}"})
+            resp = conn.getresponse()
+            return resp.status, resp.read().decode("utf-8", "replace")
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
+        finally:
+            conn.close()
+
+
+def _children(pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(p) for p in out.stdout.split()]
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    return bool(state) and not state.startswith("Z")
+
+
+def _port_free(port):
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _wait(predicate, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return predicate()
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
+def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "w") as handle:
+        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port), "--num-procs", "2"],
+                                stdout=handle, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(6):  # the kernel spreads connections over both workers
+            status, body = _get(port)
+            assert status == 200 and "noiselab" in body
+        workers = _children(proc.pid)
+        assert len(workers) == 2
+    finally:
+        proc.send_signal(stop_signal)
+        proc.wait(timeout=30)
+    assert _wait(lambda: not any(_alive(w) for w in workers)), "a worker outlived the server"
+    assert _wait(lambda: _port_free(port)), "the port is still held"
+    text = log.read_text()
+    assert "Traceback" not in text, text[-3000:]
+
+
+def test_only_known_hosts_are_answered(tmp_path):
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "w") as handle:
+        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port),
+                                 "--allow-host", "lab.example.org"], stdout=handle, stderr=subprocess.STDOUT)
+    try:
+        assert _get(port)[0] == 200
+        assert _get(port, host=f"localhost:{port}")[0] == 200
+        assert _get(port, host="lab.example.org")[0] == 200  # the name given with --allow-host
+        status, body = _get(port, host=f"attacker.example:{port}")  # a DNS-rebinding page's request
+        assert status == 403 and "noiselab" not in body
+        status, _ = _get(port, host="attacker.example", path="/ws")
+        assert status == 403
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "Traceback" not in log.read_text()
+
+
+def test_bad_options_give_a_plain_error():
+    for args, message in ((["--num-procs", "0"], "num_procs must be a positive integer"),
+                          (["--dask-local", "0"], "local_workers must be a positive integer"),
+                          (["--num-procs", "2", "--dask-local", "1"], "--dask-scheduler")):
+        out = subprocess.run([sys.executable, "-m", "dashboard.serve", "--port", str(free_port()), *args],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2, out.stderr[-2000:]
+        assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_reload_spam_leaves_the_server_healthy(tmp_path):
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "w") as handle:
+        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port)],
+                                stdout=handle, stderr=subprocess.STDOUT)
+    try:
+        assert _get(port)[0] == 200
+        for k in range(30):  # page loads abandoned at once, some with hostile values
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", f"/?eps={'abc' if k % 2 else '1e308'}&stop=%3Cb%3E{'x' * 500}")
+            conn.close()
+        status, body = _get(port, path="/?eps=2")
+        assert status == 200 and "noiselab" in body
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert "Traceback" not in text and "ERROR" not in text, text[-3000:]
+    assert all(len(line) < 800 for line in text.splitlines())  # no value echoed whole into the log
