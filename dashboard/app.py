@@ -220,8 +220,6 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
             log.info("ignored address values: %s", ", ".join(sorted(k[:20] for k in refused))[:200])
         # later address changes (back and forward) are applied value by value in the same way
         pn.state.location.sync(lab.settings, URL_KEYS, on_error=lab.settings.apply_values)
-        # settings from the address arrive without a slider release: refresh the heavy views once
-        pn.state.onload(lambda: lab.settings.param.trigger("committed"))
     return template
 
 

@@ -102,7 +102,8 @@ class Settings(param.Parameterized):
                         setattr(self, name, value)
                     except (ValueError, TypeError, OverflowError):
                         refused[name] = f"must be {_allowed(self.param[name])}"
-        self.param.trigger("committed")
+        if len(refused) < len(values):
+            self.param.trigger("committed")
         if tour is not None:
             try:
                 self.tour = tour
