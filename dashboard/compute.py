@@ -69,6 +69,11 @@ class ComputePool:
     def future(self, func, /, *args, **kwargs) -> concurrent.futures.Future:
         """A future for ``func(*args, **kwargs)``: a stored or running one for the same inputs if there is one."""
         key = (func.__module__, func.__qualname__, args, tuple(sorted(kwargs.items())))
+        try:
+            hash(key)
+        except TypeError:  # arrays or other unhashable inputs: computed every time
+            with self._lock:
+                return self._submit(func, args, kwargs)
         with self._lock:
             found = self._results.get(key)
             if found is not None and not (found.done() and (found.cancelled() or found.exception() is not None)):

@@ -1,6 +1,9 @@
 """Command line: rerun paper A's experiments, write CSV files and a self-contained HTML figure.
 
     python -m dashboard.experiments_cli --task logistic --trials 1000 --out results/
+
+With ``--dask-scheduler ADDRESS`` (or ``--dask-local N``) the trade-off and stopping sweeps run at
+the same time on a Dask cluster instead of one after the other here (progress is then not shown).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from bokeh.models import Band, ColumnDataSource, Div, Whisker
 from bokeh.plotting import figure
 from bokeh.resources import INLINE
 
+from dashboard.compute import ComputePool
 from noisecore.experiments import (
     DEFAULT_TARGETS,
     default_epsilons,
@@ -111,18 +115,39 @@ def main(argv=None):
     parser.add_argument("--target", type=float, help="target loss for the stopping experiment")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results", help="output folder")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--dask-scheduler", metavar="ADDRESS", help="run the sweeps on this Dask scheduler")
+    group.add_argument("--dask-local", type=int, metavar="N",
+                       help="run the sweeps on a local Dask cluster of N workers")
     args = parser.parse_args(argv)
+    pool = None
+    if args.dask_scheduler is not None or args.dask_local is not None:
+        try:
+            pool = ComputePool(scheduler=args.dask_scheduler, local_workers=args.dask_local)
+        except (ValueError, TypeError) as exc:
+            parser.error(str(exc))
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     task = build_task(args.task, args.data, seed=args.seed)
     eps = default_epsilons(args.levels)
-    trade = tradeoff_experiment(task, eps, trials=args.trials, rng=args.seed, progress=ProgressBar("trade-off"))
+    target = args.target if args.target is not None else DEFAULT_TARGETS[args.task]
+    if pool is None:
+        trade = tradeoff_experiment(task, eps, trials=args.trials, rng=args.seed, progress=ProgressBar("trade-off"))
+        stop = stopping_experiment(task, target, eps, trials=args.trials, rng=args.seed + 1,
+                                   progress=ProgressBar("stopping"))
+    else:
+        print(f"running both sweeps on {pool.describe()}", file=sys.stderr)
+        try:
+            trade_future = pool.future(tradeoff_experiment, task, eps, trials=args.trials, rng=args.seed)
+            stop_future = pool.future(stopping_experiment, task, target, eps, trials=args.trials, rng=args.seed + 1)
+            trade, stop = trade_future.result(), stop_future.result()
+        except OSError as exc:
+            parser.error(f"the Dask cluster cannot be reached: {exc}")
+        finally:
+            pool.close()
     header, rows = trade.rows()
     write_csv(out / f"{args.task}_tradeoff.csv", header, rows)
-    target = args.target if args.target is not None else DEFAULT_TARGETS[args.task]
-    stop = stopping_experiment(task, target, eps, trials=args.trials, rng=args.seed + 1,
-                               progress=ProgressBar("stopping"))
     keys = list(stop.ex_post)
     write_csv(out / f"{args.task}_stopping.csv", ["trial"] + [f"{m}_{r}" for m, r in keys],
               np.column_stack([np.arange(args.trials)] + [stop.ex_post[k] for k in keys]))
