@@ -279,3 +279,40 @@ def test_a_heavy_button_does_not_freeze_another_session(browser, server_url):
     assert redrawn < total
     first.close()
     second.close()
+
+
+def test_bad_address_values_are_named_and_the_rest_applied(watched_page, server_url):
+    """?eps=6&seed=-5 once showed epsilon 1 on the slider and 6 elsewhere; markup in a value must be
+    shown as text, never rendered."""
+    page = watched_page
+    page.goto(server_url + "?eps=6&seed=-5&stop=%3Cb%20id%3Dinjected%3Ex%3C/b%3E&foo=1")
+    wait_for_app(page)
+    notice = page.get_by_text("Ignored from the page address", exact=False).first
+    notice.wait_for(timeout=20_000)
+    text = notice.inner_text()
+    assert "seed=-5" in text and "foo=1" in text and '<b id=injected>x</b>' in text
+    assert page.locator("#injected").count() == 0
+    epsilon_label = page.get_by_text("epsilon:", exact=False).first.inner_text()
+    assert "6" in epsilon_label  # the good value reached the slider as well as the views
+    assert page.problems == []
+
+
+def test_closing_a_tab_mid_computation_and_cancel(browser, server_url):
+    """A tab closed while its dropout curves compute leaves the server healthy (the session fixture
+    checks the log for errors at the end); Cancel stops waiting and ends the spinner."""
+    first = browser.new_page()
+    first.goto(server_url + "?tour=5&users=41")
+    first.get_by_role("button", name="Compute dropout curves").click()
+    first.wait_for_timeout(300)
+    first.close()
+    page = browser.new_page()
+    page.goto(server_url + "?tour=5&users=43")
+    page.get_by_text("At epsilon = 10 the Arete", exact=False).first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Compute dropout curves").click()
+    cancel = page.get_by_role("button", name="Cancel").last
+    cancel.wait_for(state="visible", timeout=10_000)
+    cancel.click()
+    cancel.wait_for(state="hidden", timeout=10_000)
+    page.wait_for_timeout(8_000)  # longer than the computation: its result must not be shown
+    assert page.get_by_text("the Arete's worst-case epsilon grows", exact=False).count() == 0
+    page.close()
