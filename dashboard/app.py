@@ -19,10 +19,13 @@ from panel.io.resources import LOCAL_DIST
 
 from dashboard.compute import ComputePool
 from dashboard.models import Settings
-from dashboard.tour import TABS, TourStep
+from dashboard.tour import PRESETS, TABS, TOUR, TourStep
 from dashboard.views import BoundaryView, NoiseView, RatView, RewindView
 from dashboard.views.base import FONT_PREFIX
+from dashboard.views.noise import comparison_for, dropout_calls
+from dashboard.views.rat import cached_study
 from dashboard.widgets import TourPanel, controls
+from noisecore import frontier
 
 log = logging.getLogger("noiselab")
 TITLE = "noiselab: differential-privacy noise, exactly"
@@ -145,6 +148,31 @@ class NoiseLab(pn.viewable.Viewer):
                       sizing_mode="stretch_width")
 
 
+def warm_up(pool: ComputePool) -> int:
+    """Start what a class asks for first on the pool, so those clicks answer at once: the dropout curves
+    of the tour's and the presets' noise settings, and the RAT study at the defaults and at the presets
+    on its tab. Returns the number of computations started."""
+    table = frontier.load()
+    started = 0
+    scenarios = [{}] + [step.settings for step in TOUR if step.tab >= 2]
+    scenarios += [preset for tab, preset in PRESETS.values() if tab >= 2]
+    for preset in scenarios:
+        settings = Settings()
+        settings.apply(preset)
+        _, calls = dropout_calls(settings, comparison_for(settings, table))
+        study = functools.partial(cached_study, epsilon=settings.epsilon, delta=settings.delta, rho=settings.rho,
+                                  seed=settings.seed)
+        for call in [*calls, study]:
+            pool.future(call.func, *call.args, **call.keywords)
+            started += 1
+    return started
+
+
+def _warmed(pool: ComputePool) -> ComputePool:
+    warm_up(pool)
+    return pool
+
+
 def _server_doc_in_one_pass(server_doc, doc=None, *args, **kwargs):
     """Attach the page to its document with Bokeh's model graph recomputed once rather than after
     every JavaScript link Panel adds (about 20 passes): a session opens about 1 s sooner."""
@@ -225,4 +253,5 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
 
 if pn.state.served:
     pn.extension("katex", notifications=False)
-    create_app(pool=pn.state.as_cached("noiselab-compute-pool", ComputePool.from_environment)).servable()
+    create_app(pool=pn.state.as_cached("noiselab-compute-pool",
+                                       lambda: _warmed(ComputePool.from_environment()))).servable()

@@ -24,7 +24,7 @@ from tornado.routing import AnyMatches, HostMatches, Rule
 from tornado.web import RequestHandler
 from tornado.websocket import WebSocketClosedError
 
-from dashboard.app import TITLE, create_app
+from dashboard.app import TITLE, create_app, warm_up
 from dashboard.compute import ComputePool
 
 log = logging.getLogger("noiselab")
@@ -133,7 +133,7 @@ def configure_logging():
 
 
 def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=False, num_procs=1, pool=None,
-          hosts=None, start=True):
+          hosts=None, start=True, warm=True):
     """Start the server (blocking unless ``threaded`` or ``start=False``); returns it."""
     if not isinstance(num_procs, int) or isinstance(num_procs, bool) or num_procs < 1:
         raise ValueError(f"num_procs must be a positive integer, got {num_procs!r}")
@@ -169,6 +169,8 @@ def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=Fal
         server.start()
         return server
     restrict_hosts(server, allowed_hosts(address, port, [*(hosts or []), *origins]))
+    if warm:  # in each web process, once it serves
+        server.io_loop.add_callback(warm_up, pool)
     if start:
         server.start()
         try:

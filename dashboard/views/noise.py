@@ -181,8 +181,7 @@ class NoiseView(BaseView):
 
     def update(self):
         s = self.settings
-        c = noise_comparison(epsilon=s.epsilon, sensitivity=s.sensitivity, source=s.arete_source, alpha=s.alpha,
-                             theta=s.theta, lam=s.lam, table=self.table_data, arete=self._exact(), users=s.users)
+        c = comparison_for(s, self.table_data, arete=self._exact())
         profile = {"Laplace": loss_profile(Laplace.for_epsilon(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
                    "Staircase": loss_profile(Staircase(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
                    "Arete": loss_profile(c.arete, DISTANCES * s.sensitivity)}
@@ -213,16 +212,7 @@ class NoiseView(BaseView):
             self.src_local.data = {"eps": [k for k, _ in local], "err": [v for _, v in local]}
 
     def update_dropouts(self):
-        s = self.settings
-        c = self.comparison
-        arete = c.arete
-        if isinstance(arete, Arete):
-            alpha, theta, lam = arete.alpha, arete.theta, arete.lam
-        else:  # the Laplace limit: the shares are Laplace shares
-            alpha, theta, lam = 0.0, arete.scale, arete.scale
-        present = dropout_fractions(s.users, PRESENT)
-        calls = [functools.partial(dropout_point, alpha, theta, lam, float(q), s.sensitivity,
-                                   float(c.certified["Arete"])) for q in present]
+        present, calls = dropout_calls(self.settings, self.comparison)
         self.offload_each("dropouts", calls, lambda points: self.show_dropouts(dropout_table(present, points)),
                           busy=self.dropout_button, progress=self.dropout_progress)
         self.cancel_buttons["dropouts"].visible = self.running("dropouts")
@@ -264,6 +254,27 @@ class NoiseView(BaseView):
             self.dropout_plots, self.about,
             sizing_mode="stretch_width",
         )
+
+def comparison_for(settings, table, arete=None):
+    """The noise comparison the view shows for these settings."""
+    s = settings
+    return noise_comparison(epsilon=s.epsilon, sensitivity=s.sensitivity, source=s.arete_source, alpha=s.alpha,
+                            theta=s.theta, lam=s.lam, table=table, arete=arete, users=s.users)
+
+
+def dropout_calls(settings, comparison):
+    """The fractions present and one picklable call per point of the dropout curves: plain numbers, so
+    the server's pool can share them between sessions and send them to any worker."""
+    arete = comparison.arete
+    if isinstance(arete, Arete):
+        alpha, theta, lam = arete.alpha, arete.theta, arete.lam
+    else:  # the Laplace limit: the shares are Laplace shares
+        alpha, theta, lam = 0.0, arete.scale, arete.scale
+    present = dropout_fractions(settings.users, PRESENT)
+    calls = [functools.partial(dropout_point, alpha, theta, lam, float(q), settings.sensitivity,
+                               float(comparison.certified["Arete"])) for q in present]
+    return present, calls
+
 
 @functools.lru_cache(maxsize=32)
 def cached_calibration(epsilon, sensitivity):

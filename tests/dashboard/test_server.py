@@ -288,3 +288,25 @@ def test_reload_spam_leaves_the_server_healthy(tmp_path):
     text = log.read_text()
     assert "Traceback" not in text and "ERROR" not in text, text[-3000:]
     assert all(len(line) < 800 for line in text.splitlines())  # no value echoed whole into the log
+
+
+def test_warm_up_starts_what_the_tour_asks_for():
+    """The server starts the tour's dropout curves and the RAT study at start-up; a session's later
+    request for the same settings joins those computations (same future) instead of repeating them."""
+    from dashboard.app import warm_up
+    from dashboard.tour import TOUR
+    from dashboard.views.noise import comparison_for, dropout_calls
+    from noisecore import frontier
+
+    pool = ComputePool(threads=2)
+    try:
+        assert warm_up(pool) > 0
+        started = pool.cached_count()  # scenarios shared by the tour and the presets are started once
+        settings = Settings()
+        settings.apply(TOUR[-1].settings)  # the tour's last step: dropout curves for 20 users at epsilon 6
+        _, calls = dropout_calls(settings, comparison_for(settings, frontier.load()))
+        futures = [pool.future(c.func, *c.args, **c.keywords) for c in calls]
+        assert pool.cached_count() == started  # nothing new was started
+        assert all(f.result(timeout=300)[0] >= 6.0 - 1e-6 for f in futures)  # fewer shares: more loss
+    finally:
+        pool.close()
