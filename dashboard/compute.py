@@ -14,6 +14,7 @@ import asyncio
 import collections
 import concurrent.futures
 import os
+import queue
 import threading
 
 __all__ = ["ComputePool"]
@@ -106,7 +107,7 @@ class ComputePool:
         if self.uses_dask:
             return self._submit_dask(func, args, kwargs)
         if self._executor is None:
-            self._executor = concurrent.futures.ThreadPoolExecutor(self.threads, thread_name_prefix="noiselab")
+            self._executor = _DaemonThreads(self.threads)
         return self._executor.submit(func, *args, **kwargs)
 
     def _submit_dask(self, func, args, kwargs) -> concurrent.futures.Future:
@@ -140,7 +141,7 @@ class ComputePool:
     def close(self):
         """Stop the worker threads or the Dask client (and a local cluster)."""
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor.shutdown()
             self._executor = None
         if self._client is not None:
             self._client.close()
@@ -160,3 +161,42 @@ class ComputePool:
             except ValueError:
                 raise ValueError(f"NOISELAB_DASK_LOCAL must be a number of workers, got {local[:40]!r}") from None
         return cls(scheduler=scheduler, local_workers=local)
+
+
+class _DaemonThreads:
+    """A fixed set of daemon worker threads. Unlike ``ThreadPoolExecutor``, whose threads the
+    interpreter waits for at exit (with every queued item), stopping the server here never waits
+    for a computation nobody will see."""
+
+    def __init__(self, count: int):
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=self._work, name=f"noiselab-{k}", daemon=True) for k in range(count)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, func, /, *args, **kwargs) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        self._queue.put((future, func, args, kwargs))
+        return future
+
+    def _work(self):
+        while (item := self._queue.get()) is not None:
+            future, func, args, kwargs = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(func(*args, **kwargs))
+            except BaseException as exc:  # handed to whoever awaits the result
+                future.set_exception(exc)
+
+    def shutdown(self):
+        """Cancel what has not started; the threads end after their current item."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                item[0].cancel()
+        for _ in self._threads:
+            self._queue.put(None)
