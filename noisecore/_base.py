@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._validation import positive, real_array
@@ -12,7 +14,41 @@ def _output(arr: np.ndarray, like: np.ndarray):
     return arr[()] if like.ndim == 0 else arr
 
 
-class NoiseDistribution:
+class Immutable:
+    """Attributes are set while ``__init__`` runs and never after, so nothing derived from them (a
+    calibrated scale, a quadrature kernel) can go stale: to change a parameter, build a new object."""
+
+    __slots__ = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            return
+
+        @functools.wraps(init)
+        def init_then_freeze(self, *args, **kw):
+            init(self, *args, **kw)
+            # the most derived __init__ freezes, after any super().__init__ calls have returned
+            owner = next(c for c in type(self).__mro__ if "__init__" in c.__dict__)
+            if owner is cls:
+                object.__setattr__(self, "_frozen", True)
+
+        cls.__init__ = init_then_freeze
+
+    def __setattr__(self, name, value):
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"{type(self).__name__} objects are immutable: cannot set {name!r} "
+                                 f"(build a new {type(self).__name__} instead)")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if getattr(self, "_frozen", False):
+            raise AttributeError(f"{type(self).__name__} objects are immutable: cannot delete {name!r}")
+        object.__delattr__(self, name)
+
+
+class NoiseDistribution(Immutable):
     """A distribution symmetric about 0 used as additive privacy noise.
 
     Subclasses implement ``_logpdf``, ``_sf`` (for x >= 0 or any x), ``_sample``,

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from ._base import _output, check_sensitivity
+from ._base import Immutable, _output, check_sensitivity
 from ._validation import in_open_interval, positive, real_array
 from .distributions import Gaussian
 
@@ -28,8 +28,8 @@ def _positive_times(name, value):
     return arr
 
 
-class PrivacyBoundary:
-    """Common interface: ``epsilon(t)`` (vectorised) and its inverse ``time_for``."""
+class PrivacyBoundary(Immutable):
+    """Common interface: ``epsilon(t)`` (vectorised) and its inverse ``time_for``. Immutable."""
 
     delta: float
     sensitivity: float

@@ -188,7 +188,7 @@ class StoppingResult:
     task: str
     target: float
     epsilons: np.ndarray
-    ex_post: dict = field(default_factory=dict)
+    ex_post: dict = field(default_factory=dict)  # filled before construction, never after
     stop_index: dict = field(default_factory=dict)
 
     def summary(self):
@@ -221,7 +221,7 @@ def stopping_experiment(task: Task, target=None, epsilons=None, *, trials=1000, 
     if best > target:
         raise ValueError(f"target loss {target:g} is unreachable on this grid (best loss seen {best:.4g})")
     sens = task.utility_sensitivity
-    result = StoppingResult(task.name, target, eps)
+    ex_post, stop_index = {}, {}
     for mech in ("bm", "lnr"):
         rules = {}
         rules["holdout"] = (first_true(losses["holdout"][mech] <= target) + 1, 0.0, 1.0)
@@ -233,14 +233,14 @@ def stopping_experiment(task: Task, target=None, epsilons=None, *, trials=1000, 
         for rule, (stop_round, extra, factor) in rules.items():
             idx = stop_round - 1
             cost = np.where(idx >= 0, factor * eps[np.maximum(idx, 0)] + extra, np.nan)
-            result.ex_post[(mech, rule)] = cost
-            result.stop_index[(mech, rule)] = idx
+            ex_post[(mech, rule)] = cost
+            stop_index[(mech, rule)] = idx
     # baseline: independent Laplace releases at eps_0 2^j (checked on the hold-out set), paying the sum
     levels = eps[0] * 2.0 ** np.arange(int(np.ceil(np.log2(eps[-1] / eps[0]))) + 1)
     noise = rng.laplace(0.0, 1.0, (trials, levels.size, task.noise_dim)) * (task.l1_sensitivity / levels)[None, :, None]
     hold = task.batch_loss(task.release(noise), holdout=True)
     idx = first_true(hold <= target)
     paid = np.cumsum(levels)
-    result.ex_post[("doubling", "holdout")] = np.where(idx >= 0, paid[np.maximum(idx, 0)], np.nan)
-    result.stop_index[("doubling", "holdout")] = idx
-    return result
+    ex_post[("doubling", "holdout")] = np.where(idx >= 0, paid[np.maximum(idx, 0)], np.nan)
+    stop_index[("doubling", "holdout")] = idx
+    return StoppingResult(task.name, target, eps, ex_post, stop_index)
