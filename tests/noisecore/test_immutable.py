@@ -46,8 +46,8 @@ def test_copies_and_pickles_stay_equal_and_frozen(make, attr):
 
 
 def test_stopping_result_is_complete_at_construction():
-    result = stopping_experiment(default_task("mean", n=200, seed=1), trials=20, rng=2,
-                                 epsilons=np.geomspace(0.2, 3.0, 8))
+    task = default_task("mean", n=200, seed=1)
+    result = stopping_experiment(task, 0.25, np.geomspace(0.2, 3.0, 8), trials=20, rng=2)
     assert {("bm", "RAT"), ("lnr", "AboveThreshold"), ("doubling", "holdout")} <= set(result.ex_post)
     assert set(result.ex_post) == set(result.stop_index)
     with pytest.raises(AttributeError):
