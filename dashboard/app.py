@@ -227,6 +227,10 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
         sidebar_width=320,
         header_background="#1f3b57",
         meta_viewport=VIEWPORT,
+        # Panel's busy indicator follows the process-wide busy state: every event of any session
+        # re-rendered every session's indicator (two thirds of the server's time with 25 sessions),
+        # and it spun for other people's work. Each view shows its own loading state instead.
+        busy_indicator=None,
     )
     template.config.raw_css = [page_css()]
     template.server_doc = functools.partial(_server_doc_in_one_pass, template.server_doc)
