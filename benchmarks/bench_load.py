@@ -36,6 +36,7 @@ import uuid
 from pathlib import Path
 
 import numpy as np
+from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +89,8 @@ class Student:
         html = await asyncio.to_thread(_fetch, self.base + "/" + query)
         token = re.search(r'"token":\s*"([^"]+)"', html).group(1)
         ws_url = self.base.replace("http://", "ws://") + "/ws"
-        self.ws = await websocket_connect(ws_url, subprotocols=["bokeh", token], max_message_size=200 * 2**20)
+        request = HTTPRequest(ws_url, connect_timeout=600, request_timeout=600)  # a queue of page loads is slow
+        self.ws = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=200 * 2**20)
         self.frames = []
         await self._read_message()  # ACK
         await self._send("PULL-DOC-REQ", {})
@@ -313,13 +315,19 @@ async def measure(root, procs, sessions, changes, think, cycles, burst):
                       f"({100 * (marks[cycles] / marks[20] - 1):+.1f}%)")
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            print("the server took more than 120 s to stop")
+            proc.kill()
+            proc.wait()
 
 
 def main(argv=None):
     sys.stdout.reconfigure(line_buffering=True)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 25, 50])
+    parser.add_argument("--sessions", type=int, nargs="*", default=[1, 10, 25, 50],
+                        help="numbers of concurrent sessions (none: only the page loads and the cycles)")
     parser.add_argument("--procs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--changes", type=int, default=8, help="slider changes per session and phase")
     parser.add_argument("--think", type=float, default=2.0, help="seconds between one student's changes")
@@ -330,7 +338,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.quick:
         args.sessions, args.procs, args.cycles, args.burst, args.changes = [1, 10], [1], 40, 10, 5
-    if max(args.sessions) > 100 or args.cycles > 500 or args.burst > 50:
+    if max(args.sessions, default=0) > 100 or args.cycles > 500 or args.burst > 50:
         parser.error("bounded: at most 100 sessions, 500 cycles and 50 simultaneous loads")
     print(f"{os.cpu_count()} cores; {args.changes} changes per session, one every ~{args.think} s")
     for k, procs in enumerate(args.procs):  # the open/close cycles once, on the first server
