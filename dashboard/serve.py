@@ -169,8 +169,8 @@ def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=Fal
         server.start()
         return server
     restrict_hosts(server, allowed_hosts(address, port, [*(hosts or []), *origins]))
-    if warm:  # in each web process, once it serves
-        server.io_loop.add_callback(warm_up, pool)
+    if warm:  # in each web process, once it serves; in a thread, so the loop never waits for it
+        server.io_loop.add_callback(server.io_loop.run_in_executor, None, warm_up, pool)
     if start:
         server.start()
         try:

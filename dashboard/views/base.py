@@ -221,10 +221,7 @@ class BaseView(pn.viewable.Viewer):
                                                                      results, failure)
                 return
             try:
-                if failure is not None:
-                    self.guarded(_reraise, failure)
-                else:
-                    self.guarded(apply, results)
+                self.guarded(_apply_result, apply, results, failure)
             finally:
                 self._end_busy(name)
 
@@ -266,7 +263,7 @@ class BaseView(pn.viewable.Viewer):
         return False
 
     def running(self, name) -> bool:
-        return name in self._latest and name in self._busy
+        return name in self._busy
 
     def _end_busy(self, name):
         busy, progress = self._busy.pop(name, (None, None))
@@ -339,6 +336,3 @@ def _apply_result(apply, result, failure):
         raise failure
     apply(result)
 
-
-def _reraise(exc):
-    raise exc

@@ -99,11 +99,10 @@ def test_dask_pool_on_an_in_process_cluster_gives_the_same_numbers():
 
 # --- dropout points (what the dropout button sends to the workers) --------------------------------
 def test_dropout_point_laplace_limit_matches_laplace_shares():
-    """With alpha = 0 the 'Arete' shares are Laplace shares: both columns agree. A fraction q of
+    """With alpha = 0 the 'Arete' shares are Laplace shares. A fraction q of
     Laplace(1) shares is Gamma(q) - Gamma(q), whose E|Z| = 2 Gamma(q + 1/2) / (sqrt(pi) Gamma(q)); the
     closed form is itself checked by Monte Carlo (4.5 standard errors)."""
-    eps_a, abs_a, eps_l, abs_l = dropout_point(0.0, 1.0, 1.0, 0.6, 1.0, 1.0)
-    assert eps_a == eps_l and abs_a == abs_l
+    _, abs_a, _, _ = dropout_point(0.0, 1.0, 1.0, 0.6, 1.0, 1.0)
     closed = 2 * math.gamma(1.1) / (math.sqrt(math.pi) * math.gamma(0.6))
     assert abs_a == pytest.approx(closed, rel=1e-7)
     rng = np.random.default_rng(7)
