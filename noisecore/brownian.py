@@ -29,60 +29,180 @@ class BrownianRelease:
 
 
 class _LatentPath:
-    """Points of one d-dimensional Brownian motion B (B(0) = 0), sampled lazily and exactly."""
+    """Points of one d-dimensional Brownian motion B (B(0) = 0), sampled lazily and exactly.
+
+    The known points are kept sorted in chunks (disjoint, increasing runs of times), so adding a
+    point copies one chunk rather than the whole path; a large block of new points in one gap is
+    spliced in as chunks of its own without a copy.
+    """
+
+    CHUNK = 1 << 15  # chunks are split beyond twice this length
+    SPLICE = 1 << 10  # blocks at least this long are stored as they are
 
     def __init__(self, dim: int, rng: np.random.Generator):
         self.dim = dim
         self.rng = rng
-        self.times = np.empty(0)
-        self.values = np.empty((0, dim))
+        self._t: list[np.ndarray] = []  # sorted chunks of times, chunk i entirely below chunk i + 1
+        self._v: list[np.ndarray] = []  # the values, shape (len, dim) per chunk
+        self._first = np.empty(0)  # first time of each chunk
+
+    @property
+    def times(self) -> np.ndarray:
+        return np.concatenate(self._t) if self._t else np.empty(0)
+
+    @property
+    def values(self) -> np.ndarray:
+        return np.concatenate(self._v) if self._v else np.empty((0, self.dim))
 
     def sample(self, times: np.ndarray) -> np.ndarray:
-        """B at ``times`` (any order, repeats allowed), consistent with all earlier points."""
-        times = np.asarray(times, dtype=float)
-        new = np.setdiff1d(np.unique(times), self.times)
-        if new.size:
-            self._add(new)
-        idx = np.searchsorted(self.times, times)
-        return self.values[idx]
+        """B at positive ``times`` (any order, repeats allowed), consistent with all earlier points."""
+        times = np.asarray(times, dtype=float).ravel()
+        if times.size and np.all(times[1:] > times[:-1]):
+            return self._sample_sorted(times)
+        query, inverse = np.unique(times, return_inverse=True)
+        return self._sample_sorted(query)[inverse.ravel()]
 
-    def _add(self, new: np.ndarray) -> None:
-        """Sample sorted new times: bridges inside gaps between known points, a walk past the last."""
-        known_t = np.concatenate([[0.0], self.times])
-        known_v = np.vstack([np.zeros((1, self.dim)), self.values])
-        gap = np.searchsorted(known_t, new) - 1  # index of the left known point
-        left_t = known_t[gap]
-        has_right = gap + 1 < len(known_t)
-        right_t = np.where(has_right, known_t[np.minimum(gap + 1, len(known_t) - 1)], np.inf)
-        # free Brownian increments from each gap's left point, cumulated within the gap
-        prev_t = np.where(np.r_[True, gap[1:] != gap[:-1]], left_t, np.r_[0.0, new[:-1]])
-        steps = self.rng.standard_normal((len(new), self.dim)) * np.sqrt(new - prev_t)[:, None]
-        walk = _cumsum_by_group(steps, gap)
-        # one extra free increment per bounded gap, to the right point, then bridge-correct
-        groups, first = np.unique(gap, return_index=True)
-        last = np.r_[first[1:], len(new)] - 1
-        bounded = has_right[first]
-        end_gap = np.zeros((len(groups), self.dim))
-        if bounded.any():
-            span = right_t[first[bounded]] - new[last[bounded]]
-            extra = self.rng.standard_normal((int(bounded.sum()), self.dim)) * np.sqrt(span)[:, None]
-            end_gap[bounded] = walk[last[bounded]] + extra
-        group_of = np.searchsorted(groups, gap)
-        base = known_v[gap]
-        target = np.where(has_right[:, None], known_v[np.minimum(gap + 1, len(known_v) - 1)] - base, 0.0)
-        frac = np.where(has_right, (new - left_t) / np.where(has_right, right_t - left_t, 1.0), 0.0)
-        values = base + walk + frac[:, None] * (target - end_gap[group_of])
-        order = np.argsort(np.concatenate([self.times, new]), kind="stable")
-        self.times = np.concatenate([self.times, new])[order]
-        self.values = np.vstack([self.values, values])[order]
+    def _sample_sorted(self, q: np.ndarray) -> np.ndarray:
+        """B at strictly increasing positive times ``q``."""
+        dim, n_chunks = self.dim, len(self._t)
+        zero = np.zeros(dim)
+        out = None
+        is_new = np.ones(q.size, dtype=bool)
+        # q[bounds[i]:bounds[i + 1]] falls in chunk i (segment -1 lies before the first chunk)
+        bounds = np.concatenate(([0], np.searchsorted(q, self._first), [q.size]))
+        segments = []  # (chunk, start, stop in q, gap positions of the new points or None)
+        g_start, g_lt, g_lv, g_rt, g_rv = [], [], [], [], []
+        n_new = 0
+        for seg in np.flatnonzero(bounds[1:] > bounds[:-1]):
+            chunk, a, b = int(seg) - 1, int(bounds[seg]), int(bounds[seg + 1])
+            s = q[a:b]
+            if chunk < 0:  # one gap: (0, first known point) or unbounded
+                gaps, pos = np.zeros(1, dtype=np.intp), None
+                g_lt.append([0.0])
+                g_lv.append(zero[None, :])
+                g_rt.append([self._t[0][0]] if n_chunks else [np.inf])
+                g_rv.append(self._v[0][:1] if n_chunks else zero[None, :])
+                g_start.append([n_new])
+                count = b - a
+            else:
+                E, V = self._t[chunk], self._v[chunk]
+                pos = np.searchsorted(E, s)
+                hit = E[np.minimum(pos, E.size - 1)] == s
+                if hit.any():
+                    if out is None:
+                        out = np.empty((q.size, dim))
+                    out[a:b][hit] = V[pos[hit]]
+                    is_new[a:b] = ~hit
+                    pos = pos[~hit]
+                count = pos.size
+                if count == 0:
+                    continue
+                first = np.concatenate(([True], pos[1:] != pos[:-1]))
+                gaps = pos[first]
+                g_start.append(n_new + np.flatnonzero(first))
+                g_lt.append(E[gaps - 1])
+                g_lv.append(V[gaps - 1])
+                inside = gaps < E.size
+                rt = np.where(inside, E[np.minimum(gaps, E.size - 1)], np.inf)
+                rv = V[np.minimum(gaps, E.size - 1)].copy()
+                if chunk + 1 < n_chunks:
+                    rt[~inside] = self._t[chunk + 1][0]
+                    rv[~inside] = self._v[chunk + 1][0]
+                else:
+                    rv[~inside] = 0.0
+                g_rt.append(rt)
+                g_rv.append(rv)
+            segments.append((chunk, n_new, n_new + count, pos))
+            n_new += count
+        if n_new == 0:
+            return out
+        new_q = q if n_new == q.size else q[is_new]
+        values = self._bridge(new_q, np.concatenate(g_start).astype(np.intp), np.concatenate(g_lt),
+                              np.concatenate(g_lv), np.concatenate(g_rt), np.concatenate(g_rv))
+        for chunk, a, b, pos in reversed(segments):  # right to left, so chunk indices stay valid
+            self._insert(chunk, new_q[a:b], values[a:b], pos)
+        self._first = np.array([t[0] for t in self._t])
+        if out is None:
+            return values.copy()
+        out[is_new] = values
+        return out
 
+    def _bridge(self, q, start, lt, lv, rt, rv):
+        """Exact joint sample at sorted new times ``q`` grouped by gap: group g starts at row
+        start[g] and lies between the known points (lt[g], lv[g]) and (rt[g], rv[g]) (rt = inf:
+        nothing known to the right). A free walk from the left point, then the bridge correction
+        towards the right point with one extra increment to rt."""
+        k, G = q.size, start.size
+        last = np.append(start[1:], k) - 1
+        if G == 1:  # broadcast the group's quantities instead of repeating them per row
+            def per_row(x):
+                return x[0]
+        else:
+            group = np.repeat(np.arange(G), last - start + 1)
 
-def _cumsum_by_group(steps: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """Cumulative sums restarting at each change of ``group`` (rows sorted by group)."""
-    total = np.cumsum(steps, axis=0)
-    starts = np.r_[True, group[1:] != group[:-1]]
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(group)), 0))
-    return total - (total - steps)[first]
+            def per_row(x):
+                return x[group]
+        dt = np.empty(k)
+        np.subtract(q[1:], q[:-1], out=dt[1:])
+        dt[start] = q[start] - lt
+        np.sqrt(dt, out=dt)
+        walk = self.rng.standard_normal((k, self.dim))
+        walk *= dt[:, None]
+        del dt
+        np.cumsum(walk, axis=0, out=walk)
+        carry = np.zeros((G, self.dim))
+        carry[1:] = walk[start[1:] - 1]  # the walk restarts at each group's left point
+        bounded = np.isfinite(rt)
+        extra = self.rng.standard_normal((G, self.dim)) * np.sqrt(np.where(bounded, rt - q[last], 0.0))[:, None]
+        # the bridge correction is linear in time within a gap: slope = (target - free end) / span
+        miss = np.where(bounded[:, None], rv - lv - (walk[last] - carry + extra), 0.0)
+        slope = miss / np.where(bounded, rt - lt, np.inf)[:, None]
+        offset = lv - carry
+        rel = q - per_row(lt)  # time since the gap's left point
+        if self.dim == 1:
+            rel *= per_row(slope[:, 0])
+            rel += per_row(offset[:, 0])
+            walk[:, 0] += rel
+        else:
+            walk += rel[:, None] * per_row(slope)
+            walk += per_row(offset)
+        return walk
+
+    def _insert(self, chunk, t, v, pos):
+        """Put sorted new points (t, v) into chunk ``chunk`` before positions ``pos`` (chunk -1:
+        before the first chunk). A block of at least SPLICE points in one gap becomes chunks of
+        its own (views, no copy); otherwise the chunk is rebuilt, and split if it grew too long."""
+        if chunk < 0:
+            if t.size >= self.SPLICE or not self._t:
+                self._t[:0], self._v[:0] = self._pieces(t, v)
+                return
+            chunk, pos = 0, np.zeros(t.size, dtype=np.intp)
+        E, V = self._t[chunk], self._v[chunk]
+        if pos[0] == pos[-1]:
+            p = int(pos[0])
+            if t.size >= self.SPLICE:
+                pt, pv = self._pieces(t, v)
+                self._t[chunk:chunk + 1] = [E[:p], *pt] + ([E[p:]] if p < E.size else [])
+                self._v[chunk:chunk + 1] = [V[:p], *pv] + ([V[p:]] if p < E.size else [])
+                return
+            merged_t = np.concatenate([E[:p], t, E[p:]])
+            merged_v = np.concatenate([V[:p], v, V[p:]])
+        else:
+            at = pos + np.arange(t.size)  # rows of the new points in the merged chunk
+            old = np.ones(E.size + t.size, dtype=bool)
+            old[at] = False
+            merged_t = np.empty(old.size)
+            merged_v = np.empty((old.size, self.dim))
+            merged_t[at], merged_v[at] = t, v
+            merged_t[old], merged_v[old] = E, V
+        if merged_t.size > 2 * self.CHUNK:
+            self._t[chunk:chunk + 1], self._v[chunk:chunk + 1] = self._pieces(merged_t, merged_v)
+        else:
+            self._t[chunk], self._v[chunk] = merged_t, merged_v
+
+    def _pieces(self, t, v):
+        cuts = range(0, t.size, self.CHUNK)
+        return [t[i:i + self.CHUNK] for i in cuts], [v[i:i + self.CHUNK] for i in cuts]
 
 
 def brownian_privacy_loss(shift, noise, time):
@@ -192,9 +312,11 @@ class BrownianMechanism:
         """
         arr = real_array("times", times)
         if arr.ndim != 1:
-            raise ValueError("times must be a 1-d array")
+            raise ValueError(f"times must be a 1-d array, got shape {arr.shape}")
         if (arr < 0).any():
             raise ValueError("times must be >= 0")
+        if arr.size and arr.min() > 0:
+            return self._path.sample(arr)
         out = np.zeros((arr.size, self.dim))
         positive_t = arr > 0
         if positive_t.any():

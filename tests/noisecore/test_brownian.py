@@ -116,3 +116,83 @@ def test_bad_brownian_input():
         mech.realized_privacy_loss([1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="times must be >= 0"):
         mech.path([-1.0])
+
+
+@pytest.fixture
+def tiny_chunks(monkeypatch):
+    """Chunks of a few points, so splicing, merging and splitting all happen on small paths."""
+    from noisecore.brownian import _LatentPath
+
+    monkeypatch.setattr(_LatentPath, "CHUNK", 4)
+    monkeypatch.setattr(_LatentPath, "SPLICE", 3)
+
+
+def _stored(mech):
+    return mech._path.times, mech._path.values
+
+
+def test_chunked_store_stays_sorted_and_consistent(tiny_chunks):
+    rng = np.random.default_rng(5)
+    mech = BrownianMechanism([0.0, 0.0], sensitivity=1.0, boundary=BOUND, rng=8)
+    seen = {}
+    last = 100.0
+    for step in range(60):
+        if step % 3 == 0:
+            last = last * rng.uniform(0.5, 0.99)
+            out = mech.release(last)[None, :] - mech.value
+            times = np.array([last])
+        else:
+            size = int(rng.integers(1, 30))
+            times = rng.uniform(0, 150, size)
+            if step % 4 == 0:  # repeats and points already known
+                times = np.concatenate([times, times[:3], list(seen)[:5]])
+            out = mech.path(times)
+        for t, v in zip(times, out, strict=True):
+            if t in seen:
+                np.testing.assert_array_equal(v, seen[t])
+            seen[t] = v
+        stored_t, stored_v = _stored(mech)
+        assert np.all(np.diff(stored_t) > 0)
+        assert all(c.size <= 2 * 4 for c in mech._path._t) or step == 0
+    stored_t, stored_v = _stored(mech)
+    assert set(stored_t) == set(seen) - {0.0}
+    everything = np.array(sorted(seen))
+    np.testing.assert_array_equal(mech.path(everything), np.array([seen[t] for t in everything]))
+
+
+def test_joint_law_through_every_store_operation(tiny_chunks):
+    """Splice (a block in one gap), merge (points in many gaps), a small block before the first
+    chunk, a point past the end: all sampled values together have covariance min(s, t), and the
+    two coordinates are independent."""
+    ops = [4.0, np.linspace(0.5, 3.5, 7), np.array([0.2, 1.25, 2.75, 5.0, 6.5]), 0.75, np.array([0.05, 0.1])]
+    all_t = np.concatenate([np.atleast_1d(o) for o in ops])
+    n = 3000
+    rows = np.empty((n, all_t.size, 2))
+    for seed in range(n):
+        mech = BrownianMechanism([0.0, 0.0], sensitivity=1.0, boundary=BOUND, rng=seed)
+        parts = [mech.release(o)[None, :] if np.ndim(o) == 0 else mech.path(o) for o in ops]
+        rows[seed] = np.concatenate(parts)
+    target = np.minimum.outer(all_t, all_t)
+    se = np.sqrt((np.outer(all_t, all_t) + target**2) / n)
+    for j in range(2):
+        cov = np.cov(rows[:, :, j].T)
+        assert np.all(np.abs(cov - target) < 4.5 * se)
+    cross = (rows[:, :, 0].T @ rows[:, :, 1]) / n
+    assert np.all(np.abs(cross) < 4.5 * np.sqrt(np.outer(all_t, all_t) / n))
+
+
+def test_big_single_gap_path_has_bridge_increments():
+    """A 20,000-point path after a release (the splice path): the increments, standardised by
+    the exact bridge law given the release, are i.i.d. N(0, 1)."""
+    T = 2.0
+    mech = BrownianMechanism(0.0, sensitivity=1.0, boundary=BOUND, rng=17)
+    end = mech.release(T)[0]
+    times = np.linspace(0, T, 20_002)[1:-1]
+    path = mech.path(times)[:, 0]
+    # B(t_i) given B(t_{i-1}) and B(T): mean b + (t_i - t)/(T - t) (B(T) - b), var (t_i - t)(T - t_i)/(T - t)
+    prev_t, prev_b = np.r_[0.0, times[:-1]], np.r_[0.0, path[:-1]]
+    mean = prev_b + (times - prev_t) / (T - prev_t) * (end - prev_b)
+    sd = np.sqrt((times - prev_t) * (T - times) / (T - prev_t))
+    z = (path - mean) / sd
+    assert stats.kstest(z, "norm").pvalue > 1e-3
+    assert abs(np.corrcoef(z[1:], z[:-1])[0, 1]) < 4.5 / math.sqrt(z.size)
