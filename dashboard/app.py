@@ -19,9 +19,10 @@ from panel.io.resources import LOCAL_DIST
 from panel.links import Callback
 
 from dashboard.compute import ComputePool
-from dashboard.models import Settings
+from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
+from dashboard.models import ExperimentSettings, Settings
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
-from dashboard.views import BoundaryView, NoiseView, RatView, RewindView
+from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, RewindView
 from dashboard.views.base import FONT_PREFIX
 from dashboard.views.noise import comparison_for, dropout_calls
 from dashboard.views.rat import cached_study
@@ -81,7 +82,7 @@ class NoiseLab(pn.viewable.Viewer):
     Views of hidden tabs compute their data the first time their tab is shown, behind a loading state.
     """
 
-    VIEW_CLASSES = (RewindView, BoundaryView, NoiseView, RatView)
+    VIEW_CLASSES = (RewindView, BoundaryView, NoiseView, RatView, ExperimentsView)
 
     def __init__(self, settings: Settings | None = None, pool: ComputePool | None = None, **params):
         super().__init__(**params)
@@ -150,8 +151,12 @@ class NoiseLab(pn.viewable.Viewer):
         return self._view(3)
 
     @property
+    def experiments(self) -> ExperimentsView:
+        return self._view(4)
+
+    @property
     def views(self):
-        """All four views (building any not built yet)."""
+        """All the views (building any not built yet)."""
         return [self._view(i) for i in range(len(self.VIEW_CLASSES))]
 
     def __panel__(self):
@@ -177,7 +182,17 @@ def warm_up(pool: ComputePool) -> int:
         for call in [*calls, study]:
             pool.future(call.func, *call.args, **call.keywords)
             started += 1
-    return started
+    pool.future(_warm_experiment)
+    return started + 1
+
+
+def _warm_experiment():
+    """The experiments tab's first screen: the default task prepared and its quick run's chunks stored."""
+    config, spec = ExperimentSettings(), ExperimentSpec()
+    prepared = prepare(spec)
+    for call in chunk_calls(prepared.task, level_grid(*config.levels, config.count), trials=config.trials,
+                            seed=spec.seed, target=prepared.suggested_target, delta=Settings().delta):
+        call()
 
 
 def _warmed(pool: ComputePool) -> ComputePool:

@@ -17,7 +17,7 @@ import os
 import queue
 import threading
 
-__all__ = ["ComputePool"]
+__all__ = ["ComputePool", "pool_mapper", "process_mapper", "run_capped"]
 
 
 class ComputePool:
@@ -200,3 +200,66 @@ class _DaemonThreads:
                 item[0].cancel()
         for _ in self._threads:
             self._queue.put(None)
+
+
+class _OneBlasThread:
+    """BLAS limited to one thread while any capped call runs (a process-wide setting: the first call
+    in sets it, the last one out restores it, so concurrent worker threads never undo each other).
+    Small matrix work (the ridge task's 77 x 77 eigendecompositions) runs 1.6-2x faster on one
+    thread, and worker threads or processes then do not oversubscribe the cores."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._limiter = None
+
+    def __enter__(self):
+        from threadpoolctl import threadpool_limits
+
+        with self._lock:
+            if self._depth == 0:
+                self._limiter = threadpool_limits(limits=1, user_api="blas")
+            self._depth += 1
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                self._limiter.restore_original_limits()
+                self._limiter = None
+
+
+_ONE_BLAS_THREAD = _OneBlasThread()
+
+
+def run_capped(func, /, *args, **kwargs):
+    """``func(*args, **kwargs)`` with BLAS on one thread (see :class:`_OneBlasThread`)."""
+    with _ONE_BLAS_THREAD:
+        return func(*args, **kwargs)
+
+
+def process_mapper(workers: int = 1):
+    """A ``mapper(func, items)`` for :func:`noisecore.experiments.run_experiment`: the items in order,
+    computed on ``workers`` processes (joblib; 1 = here), each with BLAS on one thread."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+
+    def mapper(func, items):
+        if workers == 1:
+            return (run_capped(func, item) for item in items)
+        from joblib import Parallel, delayed
+
+        return Parallel(n_jobs=workers, return_as="generator")(delayed(run_capped)(func, item) for item in items)
+
+    return mapper
+
+
+def pool_mapper(pool: ComputePool):
+    """A ``mapper(func, items)`` that spreads the items over a :class:`ComputePool` (its threads or
+    its Dask cluster), in order, each with BLAS on one thread."""
+
+    def mapper(func, items):
+        futures = [pool.future(run_capped, func, item) for item in items]
+        return (future.result() for future in futures)
+
+    return mapper

@@ -125,3 +125,25 @@ def _allowed(parameter) -> str:
     if isinstance(parameter, param.Integer):
         return f"a whole number from {low} to {high}"
     return f"a number from {low:g} to {high:g}"
+
+
+class ExperimentSettings(param.Parameterized):
+    """The experiments explorer's own settings (the shared delta and seed come from :class:`Settings`)."""
+
+    task = param.Selector(default="logistic", objects=["logistic", "ridge", "mean"],
+                          doc="Paper A's task: logistic regression (output perturbation), ridge regression "
+                              "(covariance perturbation) or a mean (fast).")
+    source = param.Selector(default="synthetic", objects=["synthetic", "upload", "kddcup", "twitter"],
+                            doc="The data: synthetic sets shaped like paper A's, an uploaded CSV file, or the "
+                                "paper's files when the server has them.")
+    target_column = param.String(default=None, allow_None=True,
+                                 doc="Column of the uploaded file to predict (not used by the mean task).")
+    trials = param.Selector(default=100, objects=[100, 250, 500, 1000],
+                            doc="Independent trials: 100 answers in seconds; paper A used 1,000.")
+    levels = param.Range(default=(0.16, 5.0), bounds=(0.16, 20.0),
+                         doc="Lowest and highest privacy level epsilon released (log-spaced). The lowest must "
+                             "exceed 0.149, the floor of the linear boundary tuned for epsilon = 0.3.")
+    count = param.Integer(default=30, bounds=(5, 60), doc="Number of privacy levels (paper A: 60).")
+    target = param.Number(default=None, allow_None=True, bounds=(0.0, None), inclusive_bounds=(False, True),
+                          doc="Target loss for the stopping rules; empty: paper A's rule (the optimum plus BM's "
+                              "mean excess loss at epsilon = 0.3, rounded up).")

@@ -48,6 +48,10 @@ PALETTE = {
     "bound": REDDISH_PURPLE,
     "target": BLUISH_GREEN,
     "false halt": VERMILLION,
+    # paper A's experiments
+    "bm": BLUE,
+    "lnr": VERMILLION,
+    "doubling": GREY,
 }
 
 # colours that share a plot: each group must stay distinguishable
@@ -59,4 +63,5 @@ GROUPS = {
     "rewind walk": ("walk", "current", "stop", "truth"),
     "rewind privacy": ("psi", "composition", "neighbour"),
     "rewind error": ("error", "expected", "bound", "target"),
+    "experiments": ("bm", "lnr", "doubling", "truth", "target"),
 }

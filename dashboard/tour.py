@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["GLOSSARY", "PRESETS", "TABS", "TOUR", "TourStep"]
 
-TABS = ("Brownian rewind", "Privacy boundaries", "Low-privacy noise", "RAT stopping")
+TABS = ("Brownian rewind", "Privacy boundaries", "Low-privacy noise", "RAT stopping", "Experiments")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,11 @@ from .data import (
     load_kddcup,
     load_twitter_buzz,
     normalize_rows,
+    read_table,
     split,
     synthetic_classification,
     synthetic_regression,
+    table_task_data,
 )
 from .logistic import LogisticRegressionTask
 from .mean import MeanEstimationTask
@@ -25,7 +27,9 @@ __all__ = [
     "load_kddcup",
     "load_twitter_buzz",
     "normalize_rows",
+    "read_table",
     "split",
     "synthetic_classification",
     "synthetic_regression",
+    "table_task_data",
 ]

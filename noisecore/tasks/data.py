@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import math
 from pathlib import Path
 
 import numpy as np
 
-from .._validation import positive_int
+from .._validation import positive, positive_int
 
 
 def normalize_rows(X) -> np.ndarray:
@@ -51,52 +54,193 @@ def split(X, y, n_train):
     return (X[:n_train], y[:n_train]), (X[n_train:], y[n_train:])
 
 
+# KDD Cup 1999 labels: the 22 attack types of the training data, the 17 more of the test data, normal
+KDD_ATTACKS = frozenset("""back buffer_overflow ftp_write guess_passwd imap ipsweep land loadmodule multihop neptune
+nmap perl phf pod portsweep rootkit satan smurf spy teardrop warezclient warezmaster apache2 httptunnel mailbomb mscan
+named processtable ps saint sendmail snmpgetattack snmpguess sqlattack udpstorm worm xlock xsnoop xterm""".split())
+MIN_ROWS = 40  # rows an uploaded table needs: at least 20 to train on and 20 public hold-out rows
+MAX_ROWS = 20_000  # larger tables are subsampled (with the seed) to this many rows
+MAX_FEATURES = {"logistic": 500, "ridge": 80, "mean": 500}  # ridge releases d^2 + d numbers per trial
+
+
+def _text(data, source) -> str:
+    """Decode a file's bytes (or read a path) as UTF-8, with a plain message when it is not text."""
+    if isinstance(data, Path):
+        try:
+            data = data.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"{source}: cannot be read ({exc.strerror or exc})") from None
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"data must be bytes, str or a path, got {type(data).__name__}")
+    try:
+        return bytes(data).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{source}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+                         "save it as a UTF-8 CSV file") from None
+
+
+def _number(cell: str, where: str) -> float:
+    text = cell.strip()
+    if not text:
+        raise ValueError(f"{where}: empty cell (missing value)")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{where}: {text[:30]!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{where}: {text[:30]!r} is not a finite number (NaN and infinity are not allowed)")
+    return value
+
+
+def read_table(data, *, source="the file") -> tuple[list[str], np.ndarray]:
+    """A CSV table with a header row and numeric cells: (column names, values of shape (rows, columns)).
+
+    Refuses, with a message naming the line and column: text that is not UTF-8, an empty file, a
+    missing or duplicated header, rows with a different number of fields, and cells that are empty,
+    not numbers, NaN or infinite. Blank lines are skipped."""
+    text = _text(data, source)
+    rows = [(n, r) for n, r in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in r)]
+    if not rows:
+        raise ValueError(f"{source} is empty: expected a header row and data rows")
+    header_line, header = rows[0]
+    names = [h.strip() for h in header]
+    if any(not name for name in names):
+        raise ValueError(f"{source}, line {header_line}: the header has an empty column name")
+    try:
+        [_number(name, "") for name in names]
+    except ValueError:
+        pass
+    else:
+        raise ValueError(f"{source}, line {header_line}: the first row holds numbers; add a header row naming the "
+                         "columns")
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ValueError(f"{source}: duplicated column names: {', '.join(duplicates)}")
+    if len(rows) == 1:
+        raise ValueError(f"{source} has a header but no data rows")
+    values = np.empty((len(rows) - 1, len(names)))
+    for i, (line, row) in enumerate(rows[1:]):
+        if len(row) != len(names):
+            raise ValueError(f"{source}, line {line}: {len(row)} fields, but the header has {len(names)}")
+        for j, cell in enumerate(row):
+            values[i, j] = _number(cell, f"{source}, line {line}, column {names[j]!r}")
+    return names, values
+
+
+def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, seed=0):
+    """Training and hold-out data for ``task`` from a numeric table (see :func:`read_table`).
+
+    ``target`` names the column to predict (logistic: exactly two distinct values, the larger
+    one becomes +1; ridge: any numbers, scaled into [-1, 1] by the largest |value| in the file, a
+    non-private step the app states); the mean task uses every column but ``target`` (which may be
+    None). Features are scaled to unit l2 norm per row (logistic, ridge) or into the unit ball by
+    the largest row norm (mean). Rows are shuffled with ``seed``; tables above ``max_rows`` are
+    subsampled; half the rows train, half are the public hold-out set.
+    Returns ``((X, y), (X_hold, y_hold))``; ``y`` is None for the mean task."""
+    if task not in MAX_FEATURES:
+        raise ValueError(f'task must be "logistic", "ridge" or "mean", got {task!r}')
+    names = list(names)
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2 or values.shape[1] != len(names):
+        raise ValueError(f"values must have one column per name: got shape {values.shape} for {len(names)} names")
+    if not np.isfinite(values).all():
+        raise ValueError("values must be finite")
+    if target is None and task != "mean":
+        raise ValueError(f"choose the target column to predict (one of: {', '.join(names)})")
+    if target is not None and target not in names:
+        raise ValueError(f"target column {target!r} is not in the table; its columns are: {', '.join(names)}")
+    features = [j for j, name in enumerate(names) if name != target]
+    if not features:
+        raise ValueError("the table needs at least one feature column besides the target")
+    if len(features) > MAX_FEATURES[task]:
+        raise ValueError(f"the {task} task takes at most {MAX_FEATURES[task]} feature columns, got {len(features)}")
+    rows = values.shape[0]
+    if rows < MIN_ROWS:
+        raise ValueError(f"too few rows to train on: {rows}; the experiments need at least {MIN_ROWS} "
+                         f"({MIN_ROWS // 2} to train, {MIN_ROWS // 2} public hold-out)")
+    order = np.random.default_rng(seed).permutation(rows)[: positive_int("max_rows", max_rows)]
+    X = values[order][:, features]
+    y = None if target is None else values[order, names.index(target)]
+    if task == "logistic":
+        labels = np.unique(y)
+        if labels.size != 2:
+            shown = ", ".join(f"{v:g}" for v in labels[:5]) + (", ..." if labels.size > 5 else "")
+            raise ValueError(f"target column {target!r} must hold exactly two classes for the logistic task; it "
+                             f"has {labels.size} distinct values ({shown})")
+        y = np.where(y == labels[1], 1.0, -1.0)
+        X = normalize_rows(X)
+    elif task == "ridge":
+        scale = np.abs(y).max()
+        y = y / scale if scale > 0 else y
+        X = normalize_rows(X)
+    else:
+        largest = np.linalg.norm(X, axis=1).max()
+        X = X / largest if largest > 0 else X
+    half = X.shape[0] // 2
+    train_y, hold_y = (None, None) if y is None else (y[:half], y[half:])
+    if task == "logistic" and (np.unique(train_y).size < 2 or np.unique(hold_y).size < 2):
+        raise ValueError(f"target column {target!r}: one class is too rare to appear in both the training and the "
+                         "hold-out half")
+    return (X[:half], train_y), (X[half:], hold_y)
+
+
+def _lines(path, source):
+    text = _text(Path(path), source)
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            yield line_no, line.strip().split(",")
+
+
 def load_kddcup(path, *, max_rows=None):
     """KDD Cup 1999 (``kddcup.data_10_percent`` format): duration plus the 37 numeric columns
-    (fields 0 and 4-40) as features, label +1 for attacks and -1 for ``normal.``; rows normalised."""
+    (fields 0 and 4-40) as features, label +1 for the known attack types and -1 for ``normal.``;
+    rows normalised. An unknown label, a non-numeric or non-finite feature is refused with its line."""
     rows, labels = [], []
-    for line_no, line in enumerate(Path(path).read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = line.strip().split(",")
+    for line_no, fields in _lines(path, str(path)):
+        where = f"{path}, line {line_no}"
         if len(fields) != 42:
-            raise ValueError(f"{path}:{line_no}: expected 42 comma-separated fields, got {len(fields)}")
-        try:
-            rows.append([float(fields[0]), *(float(v) for v in fields[4:41])])
-        except ValueError as exc:
-            raise ValueError(f"{path}:{line_no}: non-numeric feature ({exc})") from None
-        labels.append(-1.0 if fields[41].strip().rstrip(".") == "normal" else 1.0)
-        if max_rows is not None and len(rows) >= max_rows:
+            raise ValueError(f"{where}: expected 42 comma-separated fields, got {len(fields)}")
+        rows.append([_number(v, f"{where}, field {j}") for j, v in zip([0, *range(4, 41)], [fields[0], *fields[4:41]],
+                                                                        strict=True)])
+        label = fields[41].strip().rstrip(".")
+        if label == "normal":
+            labels.append(-1.0)
+        elif label in KDD_ATTACKS:
+            labels.append(1.0)
+        else:
+            raise ValueError(f"{where}: unknown label {fields[41].strip()!r} (expected normal. or a KDD Cup 99 attack "
+                             "type such as smurf.)")
+        if max_rows is not None and len(rows) >= positive_int("max_rows", max_rows):
             break
     if not rows:
         raise ValueError(f"{path}: no data rows")
     return normalize_rows(np.array(rows)), np.array(labels)
 
 
-def load_twitter_buzz(path, *, max_rows=None):
+def load_twitter_buzz(path, *, max_rows=None, max_popularity=None):
     """UCI Buzz in social media, Twitter file: 77 features and the popularity target per row.
 
-    Features are rows normalised; the target is log(1 + popularity) scaled into [-1, 1]
-    by its maximum over the file (a public, data-independent bound should replace it for a
-    truly private run)."""
+    Features are rows normalised; the target is log(1 + popularity) scaled into [-1, 1] by
+    log(1 + ``max_popularity``), by default the largest popularity in the file (a non-private
+    step: give a public bound for a truly private run). Non-numeric, non-finite or negative
+    values are refused with their line."""
     data = []
-    for line_no, line in enumerate(Path(path).read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = line.strip().split(",")
+    for line_no, fields in _lines(path, str(path)):
+        where = f"{path}, line {line_no}"
         if len(fields) != 78:
-            raise ValueError(f"{path}:{line_no}: expected 78 comma-separated values, got {len(fields)}")
-        try:
-            data.append([float(v) for v in fields])
-        except ValueError as exc:
-            raise ValueError(f"{path}:{line_no}: non-numeric value ({exc})") from None
-        if max_rows is not None and len(data) >= max_rows:
+            raise ValueError(f"{where}: expected 78 comma-separated values, got {len(fields)}")
+        data.append([_number(v, f"{where}, field {j}") for j, v in enumerate(fields)])
+        if data[-1][77] < 0:
+            raise ValueError(f"{where}: popularity (field 77) must be >= 0, got {data[-1][77]:g}")
+        if max_rows is not None and len(data) >= positive_int("max_rows", max_rows):
             break
     if not data:
         raise ValueError(f"{path}: no data rows")
     arr = np.array(data)
-    if (arr[:, 77] < 0).any():
-        raise ValueError(f"{path}: popularity must be >= 0")
     target = np.log1p(arr[:, 77])
-    scale = target.max() if target.max() > 0 else 1.0
-    return normalize_rows(arr[:, :77]), target / scale
+    bound = target.max() if max_popularity is None else math.log1p(positive("max_popularity", max_popularity))
+    if (target > bound).any():
+        raise ValueError(f"max_popularity {max_popularity:g} is below a popularity in the file")
+    return normalize_rows(arr[:, :77]), target / bound if bound > 0 else target

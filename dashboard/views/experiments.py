@@ -1,0 +1,261 @@
+"""Paper A's experiments, live: BM against Laplace noise reduction on a task and data set of your choice."""
+
+from __future__ import annotations
+
+import functools
+import io
+
+import numpy as np
+import panel as pn
+from bokeh.models import Band, ColumnDataSource, Span, Whisker
+
+from noisecore.experiments import combine_chunks
+
+from ..explorer import (
+    RULE_LABELS,
+    ExperimentSpec,
+    available_sources,
+    chunk_calls,
+    experiment_headline,
+    inspect_table,
+    level_grid,
+    prepare,
+    stopping_table,
+)
+from ..models import ExperimentSettings
+from ..palette import PALETTE
+from .base import TABLE_SCROLL, BaseView, finite, fmt, new_figure
+
+MAX_UPLOAD_MB = 20
+RULE_COLORS = {"bm": PALETTE["bm"], "lnr": PALETTE["lnr"], "doubling": PALETTE["doubling"]}
+
+
+class ExperimentsView(BaseView):
+    title = "Paper A's experiments: BM against Laplace noise reduction"
+    explanation = (
+        "Each trial releases a private model at every privacy level of the grid twice: with the Brownian mechanism "
+        "(BM, Gaussian noise rewound through a linear boundary tuned for epsilon = 0.3, so its ex-post epsilon holds "
+        "with probability 1 - delta) and with Laplace noise reduction (LNR, pure epsilon). The upper plot averages "
+        "the loss over the trials with 95% bands. The lower plot stops each trial at the first level whose loss meets "
+        "the target, checked on public hold-out data (free), with AboveThreshold or with ReducedAboveThreshold "
+        "(RAT) on the private data, and shows what each stop costs; the doubling baseline releases fresh Laplace "
+        "models at doubling epsilon and pays for all of them."
+    )
+    formula = (r"$$\varepsilon_{\text{BM}} = \psi(T_N)\ \text{(w.p. } 1-\delta),\qquad "
+               r"\varepsilon_{\text{RAT}} = 2\,\varepsilon_N,\qquad \varepsilon_{\text{AT}} = \varepsilon_N + 0.5$$")
+    notice = (
+        "Where the BM curve lies below LNR's, BM buys the same loss for less privacy; the stopping plot shows the "
+        "same thing trial by trial. RAT pays exactly twice the level where it stops, AboveThreshold that level plus "
+        "a fixed 0.5. Upload your own table (a header row, numeric cells) to try the trade-off on your data."
+    )
+    filename = "experiment_tradeoff.csv"
+
+    def __init__(self, settings, **params):
+        super().__init__(settings, **params)
+        self.config = ExperimentSettings()
+        self.result = None
+        self.prepared = None
+        self._upload = None  # (bytes, filename) of the last file that passed inspection
+        sources = available_sources()
+        self.source_select = pn.widgets.Select(name="Data", options={v: k for k, v in sources.items()},
+                                               value="synthetic", width=260)
+        self.task_select = pn.widgets.RadioButtonGroup.from_param(self.config.param.task, name="Task")
+        self.file_input = pn.widgets.FileInput(accept=".csv,.txt", multiple=False, width=260)
+        self.column_select = pn.widgets.Select(name="Target column", options=[], width=200, disabled=True)
+        self.trials_select = pn.widgets.Select.from_param(self.config.param.trials, name="Trials", width=110)
+        self.levels_slider = pn.widgets.RangeSlider.from_param(self.config.param.levels, name="Privacy levels epsilon",
+                                                               step=0.01, width=260)
+        self.count_slider = pn.widgets.IntSlider.from_param(self.config.param.count, name="Number of levels",
+                                                            width=200)
+        self.target_input = pn.widgets.FloatInput.from_param(self.config.param.target, name="Target loss (empty: "
+                                                             "paper A's rule)", width=200, step=0.001)
+        self.run_button = pn.widgets.Button(label="Run", variant="solid", color="primary", width=100)
+        self.cancel_button = pn.widgets.Button(label="Cancel", variant="outline", width=100, disabled=True)
+        self.progress = pn.indicators.Progress(value=0, max=1, visible=False, sizing_mode="stretch_width",
+                                               height=14)
+        self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.table = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
+        self.stop_download = pn.widgets.FileDownload(callback=self._stopping_csv, filename="experiment_stopping.csv",
+                                                     label="Download stopping CSV", variant="outline", width=200)
+
+        self.src_curve = {m: ColumnDataSource({"x": [], "y": [], "lo": [], "hi": []}) for m in ("bm", "lnr")}
+        self.fig_trade = new_figure("mean loss against privacy level (95% bands)", x_axis_type="log",
+                                    x_axis_label="privacy level epsilon (BM: ex-post, w.p. 1 - delta)",
+                                    y_axis_label="regularized loss")
+        for mech, label in (("bm", "Brownian mechanism"), ("lnr", "Laplace noise reduction")):
+            src = self.src_curve[mech]
+            self.fig_trade.add_layout(Band(base="x", lower="lo", upper="hi", source=src, fill_color=RULE_COLORS[mech],
+                                           fill_alpha=0.25, line_alpha=0))
+            self.fig_trade.line("x", "y", source=src, color=RULE_COLORS[mech], line_width=2, legend_label=label)
+        self.src_optimum = ColumnDataSource({"x": [], "y": []})
+        self.fig_trade.line("x", "y", source=self.src_optimum, color=PALETTE["truth"], line_dash="dashed",
+                            legend_label="non-private optimum")
+        self.target_span = Span(location=0, dimension="width", line_color=PALETTE["target"], line_dash="dotted",
+                                line_width=2, visible=False)
+        self.fig_trade.add_layout(self.target_span)
+
+        labels = list(RULE_LABELS.values())
+        self.fig_stop = new_figure("ex-post epsilon when stopping at the target (box: middle half, whiskers: 5-95%)",
+                                   y_range=labels[::-1], x_axis_type="log", x_axis_label="ex-post epsilon paid",
+                                   height=420)
+        self.src_box = ColumnDataSource({"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []})
+        self.fig_stop.add_layout(Whisker(base="y", lower="q05", upper="q95", source=self.src_box, dimension="width",
+                                         line_color="color"))
+        self.fig_stop.hbar(y="y", left="q25", right="q75", height=0.5, source=self.src_box, color="color", alpha=0.5)
+        self.fig_stop.scatter("q50", "y", source=self.src_box, size=9, color=PALETTE["truth"])
+        self.finish_figures(self.fig_trade, self.fig_stop)
+
+        self.file_input.param.watch(self._on_upload, "value")
+        self.source_select.param.watch(self._on_source, "value")
+        self.column_select.param.watch(self._on_column, "value")
+        self.run_button.on_click(lambda _event: self.schedule(self.start))
+        self.cancel_button.on_click(lambda _event: self.stop())
+        self.schedule(self.start)
+
+    # --- inputs --------------------------------------------------------------------------------
+    def _on_source(self, event):
+        self.config.source = event.new
+        if event.new in ("kddcup", "twitter"):
+            self.config.task = "logistic" if event.new == "kddcup" else "ridge"
+
+    def _on_column(self, event):
+        self.config.target_column = event.new or None
+
+    def _on_upload(self, event):
+        content = event.new
+        if not content:
+            return
+        filename = self.file_input.filename or "upload.csv"
+        if len(content) > MAX_UPLOAD_MB * 2**20:
+            self._show_alert(f"{filename} is {len(content) / 2**20:.1f} MB; files up to {MAX_UPLOAD_MB} MB are "
+                             "accepted. Your other settings are unchanged.")
+            return
+        call = functools.partial(inspect_table, bytes(content), filename)
+        self.offload("inspect", call, functools.partial(self.accept_upload, bytes(content), filename),
+                     busy=self.status)
+
+    def accept_upload(self, content: bytes, filename: str, columns):
+        """A file that passed inspection: offer its columns as targets and switch the data to it."""
+        self._upload = (content, filename)
+        self.column_select.options = list(columns)
+        self.column_select.value = columns[-1]
+        self.column_select.disabled = False
+        self.config.target_column = columns[-1]
+        self.source_select.value = "upload"
+        self.status.object = (f"**{filename}**: {len(columns)} columns. Choose the target column and the task, "
+                              "then press Run.")
+
+    def spec(self) -> ExperimentSpec:
+        c = self.config
+        content, filename = self._upload if (c.source == "upload" and self._upload) else (None, "upload.csv")
+        return ExperimentSpec(task=c.task, source=c.source, content=content, filename=filename,
+                              target_column=c.target_column, seed=self.settings.seed)
+
+    # --- running -------------------------------------------------------------------------------
+    def start(self):
+        """Prepare the task (fit, default target) off the loop, then run the chunks of trials."""
+        spec = self.spec()
+        levels = level_grid(*self.config.levels, self.config.count)
+        self.run_button.disabled = True
+        self.cancel_button.disabled = False
+        self.status.object = "Preparing the data and the non-private optimum..."
+        self.offload("prepare", functools.partial(prepare, spec),
+                     functools.partial(self._run_chunks, spec, levels), busy=None)
+        if not self.running("prepare"):  # ran at once (no server)
+            self._idle()
+
+    def _run_chunks(self, spec, levels, prepared):
+        self.prepared = prepared
+        target = self.config.target if self.config.target is not None else prepared.suggested_target
+        trials, delta = self.config.trials, self.settings.delta
+        calls = chunk_calls(prepared.task, levels, trials=trials, seed=spec.seed, target=target, delta=delta)
+        self.status.object = f"Running {trials} trials on {prepared.description}..."
+        self.offload_each("experiment", calls, functools.partial(self.show, prepared, levels, target, delta),
+                          progress=self.progress)
+
+    def stop(self):
+        """Cancel: the running computation's result will not be shown; the last result stays."""
+        cancelled = self.cancel("prepare") | self.cancel("experiment")
+        if cancelled:
+            self.status.object = "Cancelled; the previous result is kept."
+        self._idle()
+
+    def _idle(self):
+        self.run_button.disabled = False
+        self.cancel_button.disabled = True
+
+    def guarded(self, func, *args):
+        ok = super().guarded(func, *args)
+        if not ok or not (self.running("prepare") or self.running("experiment")):
+            self._idle()
+        return ok
+
+    def show(self, prepared, levels, target, delta, chunks):
+        result = combine_chunks(prepared.task, np.asarray(levels), chunks, delta=delta, target=target)
+        trade = result.tradeoff
+        with pn.io.hold():
+            self.result = result
+            for mech in ("bm", "lnr"):
+                x, y, lo, hi = finite(trade.epsilons, getattr(trade, f"{mech}_mean"), getattr(trade, f"{mech}_low"),
+                                      getattr(trade, f"{mech}_high"))
+                self.src_curve[mech].data = {"x": x, "y": y, "lo": lo, "hi": hi}
+            self.src_optimum.data = {"x": [trade.epsilons[0], trade.epsilons[-1]], "y": [trade.optimal_loss] * 2}
+            self.target_span.location = target
+            self.target_span.visible = True
+            self.src_box.data = box_data(result.stopping)
+            self.headline.object = experiment_headline(result, delta=delta)
+            self.table.object = stopping_table(result)
+            self.status.object = (f"{prepared.description}. {trade.trials} trials, {len(levels)} levels from "
+                                  f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "
+                                  f"delta {fmt(delta, 2)}, seed {self.settings.seed}.")
+        self._idle()
+
+    # --- export --------------------------------------------------------------------------------
+    def csv_rows(self):
+        if self.result is None:
+            return ["epsilon"], []
+        header, rows = self.result.tradeoff.rows()
+        return header, [[float(v) for v in row] for row in rows]
+
+    def _stopping_csv(self):
+        out = io.StringIO()
+        if self.result is None:
+            return out
+        keys = list(self.result.stopping.ex_post)
+        out.write(",".join(["trial"] + [f"{m}_{r}" for m, r in keys]) + "\n")
+        columns = [self.result.stopping.ex_post[k] for k in keys]
+        for trial in range(len(columns[0])):
+            out.write(",".join([str(trial)] + ["" if not np.isfinite(c[trial]) else f"{c[trial]:.10g}"
+                                               for c in columns]) + "\n")
+        out.seek(0)
+        return out
+
+    def build_layout(self):
+        inputs = pn.FlexBox(
+            pn.Column(self.task_select, self.source_select, self.file_input, self.column_select),
+            pn.Column(self.trials_select, self.levels_slider, self.count_slider, self.target_input),
+            sizing_mode="stretch_width",
+        )
+        buttons = pn.Row(self.run_button, self.cancel_button, self.download, self.stop_download,
+                         sizing_mode="stretch_width")
+        return pn.Column(
+            self.header, self.alert, inputs, buttons, self.progress, self.status,
+            self.fig_trade, self.fig_stop, self.table, self.about,
+            sizing_mode="stretch_width",
+        )
+
+
+def box_data(stopping) -> dict:
+    """Quantiles of each rule's ex-post epsilon (trials that stopped); rules that never stop are left out."""
+    data = {"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []}
+    for key, label in RULE_LABELS.items():
+        values = stopping.ex_post[key]
+        values = values[np.isfinite(values)]
+        if values.size == 0:
+            continue
+        q = np.percentile(values, [5, 25, 50, 75, 95])
+        data["y"].append(label)
+        for name, value in zip(("q05", "q25", "q50", "q75", "q95"), q, strict=True):
+            data[name].append(float(value))
+        data["color"].append(RULE_COLORS[key[0]])
+    return data
