@@ -2,8 +2,10 @@
 
     python -m dashboard.experiments_cli --task logistic --trials 1000 --out results/
 
-With ``--dask-scheduler ADDRESS`` (or ``--dask-local N``) the trade-off and stopping sweeps run at
-the same time on a Dask cluster instead of one after the other here (progress is then not shown).
+Trials run in chunks with one child seed each, so ``--workers N`` (processes on this machine) or
+``--dask-scheduler ADDRESS`` / ``--dask-local N`` (a Dask cluster; progress is then not shown) give
+the same numbers as one process. Bad input (a missing or malformed data file, a bad option) ends
+with a one-line message and exit status 2.
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ from bokeh.models import Band, ColumnDataSource, Div, Whisker
 from bokeh.plotting import figure
 from bokeh.resources import INLINE
 
-from dashboard.compute import ComputePool
+from dashboard.compute import ComputePool, pool_mapper, process_mapper
 from noisecore.experiments import (
     DEFAULT_TARGETS,
     default_epsilons,
     default_task,
-    stopping_experiment,
-    tradeoff_experiment,
+    pilot_target,
+    run_experiment,
 )
 from noisecore.tasks import LogisticRegressionTask, RidgeRegressionTask, load_kddcup, load_twitter_buzz, split
 
@@ -57,7 +59,11 @@ def build_task(name, data=None, n=10_000, lam=0.05, seed=0):
     loader = {"logistic": load_kddcup, "ridge": load_twitter_buzz}.get(name)
     if loader is None:
         raise ValueError("--data is supported for the logistic (KDD Cup 99) and ridge (Twitter buzz) tasks")
+    if not Path(data).is_file():
+        raise ValueError(f"--data {data}: no such file")
     X, y = loader(data)
+    if len(y) < 4:
+        raise ValueError(f"--data {data}: {len(y)} rows; at least 4 are needed (half train, half hold-out)")
     order = np.random.default_rng(seed).permutation(len(y))[: 2 * n]
     X, y = X[order], y[order]
     (Xt, yt), hold = split(X, y, len(y) // 2)
@@ -116,36 +122,48 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results", help="output folder")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--dask-scheduler", metavar="ADDRESS", help="run the sweeps on this Dask scheduler")
+    group.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="worker processes on this machine (results do not depend on N)")
+    group.add_argument("--dask-scheduler", metavar="ADDRESS", help="run the trials on this Dask scheduler")
     group.add_argument("--dask-local", type=int, metavar="N",
-                       help="run the sweeps on a local Dask cluster of N workers")
+                       help="run the trials on a local Dask cluster of N workers")
     args = parser.parse_args(argv)
+    for name in ("trials", "levels", "workers"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    if args.target is not None and not args.target > 0:
+        parser.error(f"--target must be a loss > 0, got {args.target}")
+    try:
+        run(args)
+    except (ValueError, TypeError, OSError) as exc:  # user errors: a plain message, no traceback
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
+
+
+def run(args):
     pool = None
     if args.dask_scheduler is not None or args.dask_local is not None:
-        try:
-            pool = ComputePool(scheduler=args.dask_scheduler, local_workers=args.dask_local)
-        except (ValueError, TypeError) as exc:
-            parser.error(str(exc))
-
+        pool = ComputePool(scheduler=args.dask_scheduler, local_workers=args.dask_local)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     task = build_task(args.task, args.data, seed=args.seed)
     eps = default_epsilons(args.levels)
     target = args.target if args.target is not None else DEFAULT_TARGETS[args.task]
-    if pool is None:
-        trade = tradeoff_experiment(task, eps, trials=args.trials, rng=args.seed, progress=ProgressBar("trade-off"))
-        stop = stopping_experiment(task, target, eps, trials=args.trials, rng=args.seed + 1,
-                                   progress=ProgressBar("stopping"))
-    else:
-        print(f"running both sweeps on {pool.describe()}", file=sys.stderr)
-        try:
-            trade_future = pool.future(tradeoff_experiment, task, eps, trials=args.trials, rng=args.seed)
-            stop_future = pool.future(stopping_experiment, task, target, eps, trials=args.trials, rng=args.seed + 1)
-            trade, stop = trade_future.result(), stop_future.result()
-        except OSError as exc:
-            parser.error(f"the Dask cluster cannot be reached: {exc}")
-        finally:
+    if args.data is not None and args.target is None:
+        target = pilot_target(task, seed=args.seed)
+    try:
+        if pool is None:
+            mapper, progress = process_mapper(args.workers), ProgressBar("trials")
+        else:
+            print(f"running the trials on {pool.describe()}", file=sys.stderr)
+            mapper, progress = pool_mapper(pool), None
+        result = run_experiment(task, eps, target=target, trials=args.trials, rng=args.seed, mapper=mapper,
+                                progress=progress)
+    finally:
+        if pool is not None:
             pool.close()
+    trade, stop = result.tradeoff, result.stopping
+    out.mkdir(parents=True, exist_ok=True)
     header, rows = trade.rows()
     write_csv(out / f"{args.task}_tradeoff.csv", header, rows)
     keys = list(stop.ex_post)

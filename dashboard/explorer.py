@@ -188,7 +188,10 @@ def experiment_headline(result, *, delta: float) -> str:
     else:
         verdict = "one of them never reaches it on this grid"
     rat, at = _median(stop, ("bm", "RAT")), _median(stop, ("bm", "AboveThreshold"))
-    cheaper = ("less than" if rat < at else "more than") if np.isfinite(rat) and np.isfinite(at) else "against"
+    if np.isfinite(rat) and np.isfinite(at):
+        cheaper = "less than" if rat < at else "more than" if rat > at else "the same as"
+    else:
+        cheaper = "against"
     return (f"##### Checked on public hold-out data, BM reaches the target loss {_num(stop.target, 4)} at a median "
             f"ex-post epsilon {_num(bm)} (holds with probability 1 - {delta:g}), LNR at {_num(lnr)}: {verdict}. "
             f"Checked privately, BM with RAT pays a median {_num(rat)}, {cheaper} AboveThreshold's {_num(at)}.")

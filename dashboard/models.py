@@ -143,7 +143,8 @@ class ExperimentSettings(param.Parameterized):
     levels = param.Range(default=(0.16, 5.0), bounds=(0.16, 20.0),
                          doc="Lowest and highest privacy level epsilon released (log-spaced). The lowest must "
                              "exceed 0.149, the floor of the linear boundary tuned for epsilon = 0.3.")
-    count = param.Integer(default=30, bounds=(5, 60), doc="Number of privacy levels (paper A: 60).")
+    count = param.Integer(default=30, bounds=(10, 60), doc="Number of privacy levels (paper A: 60); on coarser grids "
+                                                          "both mechanisms stop at the same few levels.")
     target = param.Number(default=None, allow_None=True, bounds=(0.0, None), inclusive_bounds=(False, True),
                           doc="Target loss for the stopping rules; empty: paper A's rule (the optimum plus BM's "
                               "mean excess loss at epsilon = 0.3, rounded up).")

@@ -113,6 +113,7 @@ class BaseView(pn.viewable.Viewer):
         self.settings = settings
         self.pool = pool
         self._busy = {}
+        self._failures = 0
         self.active = active
         self._pending = {}
         self._latest = {}
@@ -280,19 +281,24 @@ class BaseView(pn.viewable.Viewer):
             self._end_busy(name)
 
     def guarded(self, func, *args):
-        """Run an update; on failure show a plain message and keep the last good plots."""
+        """Run an update; on failure show a plain message and keep the last good plots. (A success hides
+        the message unless an update nested inside this one failed.)"""
+        failures = self._failures
         try:
             func(*args)
         except (ValueError, TypeError) as exc:  # validation messages name the parameter and its range
             log.info("%s: setting rejected: %s", self.title, exc)
+            self._failures += 1
             self._show_alert(f"This setting cannot be shown: {exc}. The previous result is kept.")
             return False
         except Exception:
             log.exception("%s update failed", self.title)
+            self._failures += 1
             self._show_alert("Something went wrong computing this view at these settings. The previous result is "
                              "kept; try another setting or press Reset.")
             return False
-        self.alert.visible = False
+        if self._failures == failures:
+            self.alert.visible = False
         return True
 
     def _show_alert(self, text):

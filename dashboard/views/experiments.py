@@ -57,17 +57,17 @@ class ExperimentsView(BaseView):
         self.prepared = None
         self._upload = None  # (bytes, filename) of the last file that passed inspection
         sources = available_sources()
-        self.source_select = pn.widgets.Select(name="Data", options={v: k for k, v in sources.items()},
+        self.source_select = pn.widgets.Select(label="Data", options={v: k for k, v in sources.items()},
                                                value="synthetic", width=260)
-        self.task_select = pn.widgets.RadioButtonGroup.from_param(self.config.param.task, name="Task")
+        self.task_select = pn.widgets.RadioButtonGroup.from_param(self.config.param.task)
         self.file_input = pn.widgets.FileInput(accept=".csv,.txt", multiple=False, width=260)
-        self.column_select = pn.widgets.Select(name="Target column", options=[], width=200, disabled=True)
-        self.trials_select = pn.widgets.Select.from_param(self.config.param.trials, name="Trials", width=110)
-        self.levels_slider = pn.widgets.RangeSlider.from_param(self.config.param.levels, name="Privacy levels epsilon",
+        self.column_select = pn.widgets.Select(label="Target column", options=[], width=200, disabled=True)
+        self.trials_select = pn.widgets.Select.from_param(self.config.param.trials, label="Trials", width=110)
+        self.levels_slider = pn.widgets.RangeSlider.from_param(self.config.param.levels, label="Privacy levels epsilon",
                                                                step=0.01, width=260)
-        self.count_slider = pn.widgets.IntSlider.from_param(self.config.param.count, name="Number of levels",
+        self.count_slider = pn.widgets.IntSlider.from_param(self.config.param.count, label="Number of levels",
                                                             width=200)
-        self.target_input = pn.widgets.FloatInput.from_param(self.config.param.target, name="Target loss (empty: "
+        self.target_input = pn.widgets.FloatInput.from_param(self.config.param.target, label="Target loss (empty: "
                                                              "paper A's rule)", width=200, step=0.001)
         self.run_button = pn.widgets.Button(label="Run", variant="solid", color="primary", width=100)
         self.cancel_button = pn.widgets.Button(label="Cancel", variant="outline", width=100, disabled=True)
@@ -78,7 +78,8 @@ class ExperimentsView(BaseView):
         self.stop_download = pn.widgets.FileDownload(callback=self._stopping_csv, filename="experiment_stopping.csv",
                                                      label="Download stopping CSV", variant="outline", width=200)
 
-        self.src_curve = {m: ColumnDataSource({"x": [], "y": [], "lo": [], "hi": []}) for m in ("bm", "lnr")}
+        self.src_curve = {m: ColumnDataSource({"x": [], "y": [], "lo": [], "hi": []}, name=f"experiment-{m}")
+                          for m in ("bm", "lnr")}
         self.fig_trade = new_figure("mean loss against privacy level (95% bands)", x_axis_type="log",
                                     x_axis_label="privacy level epsilon (BM: ex-post, w.p. 1 - delta)",
                                     y_axis_label="regularized loss")
@@ -98,7 +99,8 @@ class ExperimentsView(BaseView):
         self.fig_stop = new_figure("ex-post epsilon when stopping at the target (box: middle half, whiskers: 5-95%)",
                                    y_range=labels[::-1], x_axis_type="log", x_axis_label="ex-post epsilon paid",
                                    height=420)
-        self.src_box = ColumnDataSource({"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []})
+        self.src_box = ColumnDataSource({"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []},
+                                        name="experiment-box")
         self.fig_stop.add_layout(Whisker(base="y", lower="q05", upper="q95", source=self.src_box, dimension="width",
                                          line_color="color"))
         self.fig_stop.hbar(y="y", left="q25", right="q75", height=0.5, source=self.src_box, color="color", alpha=0.5)

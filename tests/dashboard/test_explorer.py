@@ -1,0 +1,160 @@
+"""The experiments explorer: its story (UI-free) and its view on small data sets."""
+
+import numpy as np
+import pytest
+
+from dashboard.compute import ComputePool, pool_mapper, process_mapper
+from dashboard.explorer import (
+    ExperimentSpec,
+    chunk_calls,
+    experiment_headline,
+    inspect_table,
+    level_grid,
+    prepare,
+)
+from dashboard.models import Settings
+from dashboard.views import ExperimentsView
+from noisecore.experiments import STOPPING_RULES, combine_chunks, default_task, run_experiment
+
+
+def small_csv(rows=120, seed=0) -> bytes:
+    """Two noisy classes in three features, with a header and a 0/1 target column."""
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, 2, rows)
+    X = rng.normal(size=(rows, 3)) * 0.4 + (2 * label[:, None] - 1) * np.array([1.0, 0.5, -0.5])
+    lines = ["x1,x2,x3,label"] + [f"{a:.4f},{b:.4f},{c:.4f},{t}" for (a, b, c), t in zip(X, label, strict=True)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_worker_processes_give_the_same_numbers():
+    task = default_task("logistic", n=600)
+    eps = level_grid(0.2, 3.0, 6)
+    one = run_experiment(task, eps, target=0.55, trials=75, rng=4, mapper=process_mapper(1))
+    two = run_experiment(task, eps, target=0.55, trials=75, rng=4, mapper=process_mapper(2))
+    pool = ComputePool(threads=2)
+    try:
+        pooled = run_experiment(task, eps, target=0.55, trials=75, rng=4, mapper=pool_mapper(pool))
+    finally:
+        pool.close()
+    for other in (two, pooled):
+        np.testing.assert_allclose(other.tradeoff.bm_mean, one.tradeoff.bm_mean, rtol=1e-8)
+        np.testing.assert_allclose(other.tradeoff.lnr_low, one.tradeoff.lnr_low, rtol=1e-8)
+        for key in STOPPING_RULES:
+            np.testing.assert_array_equal(other.stopping.ex_post[key], one.stopping.ex_post[key])
+
+
+def test_view_calls_match_the_one_call_run():
+    spec = ExperimentSpec(task="logistic", source="upload", content=small_csv(), target_column="label")
+    prepared = prepare(spec)
+    eps = level_grid(0.2, 5.0, 8)
+    chunks = [call() for call in chunk_calls(prepared.task, eps, trials=60, seed=0, target=prepared.suggested_target)]
+    joined = combine_chunks(prepared.task, np.asarray(eps), chunks, target=prepared.suggested_target)
+    direct = run_experiment(prepared.task, eps, target=prepared.suggested_target, trials=60, rng=0)
+    np.testing.assert_allclose(joined.tradeoff.bm_mean, direct.tradeoff.bm_mean, rtol=1e-8)
+    assert prepared.task.n == 60 and prepared.task.d == 3
+
+
+def test_uploaded_table_runs_in_the_view():
+    view = ExperimentsView(Settings(), active=True)
+    first = view.result
+    assert first is not None and view.src_curve["bm"].data["x"].size == 30  # the default run on first show
+    view.accept_upload(small_csv(), "two_classes.csv", inspect_table(small_csv()))
+    assert view.config.source == "upload" and view.config.target_column == "label"
+    view.config.count = 8
+    view.start()
+    assert view.alert.visible is False
+    assert view.result is not first and view.result.tradeoff.epsilons.size == 8
+    assert len(view.src_box.data["y"]) >= 6 and "BM / RAT" in view.src_box.data["y"]
+    assert "two_classes.csv" in view.status.object and "median ex-post epsilon" in view.headline.object
+    assert view.table.object.count("\n| ") == 7
+    header = view.csv_text().splitlines()[0]
+    assert header.startswith("epsilon,bm_mean") and len(view.csv_text().splitlines()) == 9
+    assert view._stopping_csv().read().count("\n") == 101
+    assert not view.run_button.disabled and view.cancel_button.disabled
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"", "empty"),
+    (b"a,b,label\n1,2,0\n3,oops,1\n", "line 3, column 'b': 'oops' is not a number"),
+    (b"a,label\n1,nan\n", "not a finite number"),
+    ("a,label\n\xe9,1\n".encode("latin-1"), "not UTF-8"),
+    (b"a,b\n1,2\n3\n", "line 3: 1 fields"),
+])
+def test_bad_uploads_show_a_message_and_keep_everything(content, message):
+    view = ExperimentsView(Settings(), active=True)
+    before = view.result
+    view.config.trials = 250
+    view.file_input.filename = "bad.csv"
+    view._on_upload(type("Event", (), {"new": content})())
+    if content:
+        assert view.alert.visible and message in view.alert.object
+        assert "bad.csv" in view.alert.object
+    assert view.result is before and view.config.trials == 250 and view.config.source == "synthetic"
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"target_column": "x1", "task": "logistic"}, "exactly two classes"),
+    ({"target_column": "label", "task": "logistic", "rows": 30}, "too few rows"),
+    ({"target_column": "label", "task": "logistic", "target": 1e-9}, "unreachable"),
+])
+def test_unusable_data_or_target_is_named(change, message):
+    view = ExperimentsView(Settings(), active=True)
+    before = view.result
+    content = small_csv(rows=change.get("rows", 120))
+    view.accept_upload(content, "data.csv", inspect_table(content))
+    view.column_select.value = change["target_column"]
+    view.config.task = change["task"]
+    view.config.target = change.get("target")
+    view.config.count = 6
+    view.start()
+    assert view.alert.visible and message in view.alert.object
+    assert view.result is before and not view.run_button.disabled
+
+
+def test_headline_states_the_medians_and_the_comparison():
+    task = default_task("mean", n=500)
+    result = run_experiment(task, level_grid(0.2, 5.0, 10), target=0.19, trials=50, rng=0)
+    text = experiment_headline(result, delta=1e-6)
+    bm = np.median(result.stopping.ex_post[("bm", "holdout")])
+    assert f"{bm:.3g}" in text and "1 - 1e-06" in text
+
+
+@pytest.mark.slow
+def test_default_screen_tells_the_story_over_seeds():
+    """At the first screen's settings (logistic, synthetic, 100 trials, 30 levels from 0.16 to 5): BM
+    reaches the target at a lower median ex-post epsilon than LNR, and RAT's median is below
+    AboveThreshold's, for every one of 10 seeds (measured: 10/10 for both)."""
+    prepared = prepare(ExperimentSpec())
+    eps = level_grid(0.16, 5.0, 30)
+    wins_bm = wins_rat = 0
+    for seed in range(10):
+        stop = run_experiment(prepared.task, eps, target=prepared.suggested_target, trials=100, rng=seed).stopping
+        med = {k: np.nanmedian(v) for k, v in stop.ex_post.items()}
+        wins_bm += med[("bm", "holdout")] < med[("lnr", "holdout")]
+        wins_rat += med[("bm", "RAT")] < med[("bm", "AboveThreshold")]
+    assert wins_bm == 10 and wins_rat == 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("levels", "count"), [((0.16, 20.0), 10), ((0.16, 20.0), 60), ((0.16, 0.5), 10)])
+def test_headline_words_follow_the_numbers_at_the_slider_ends(levels, count):
+    """At the grid's extremes the comparison can go either way (on 10 levels up to 20 both
+    mechanisms often stop at the same level): the headline's words always match the medians."""
+    prepared = prepare(ExperimentSpec())
+    eps = level_grid(*levels, count)
+    for seed in range(5):
+        result = run_experiment(prepared.task, eps, target=prepared.suggested_target, trials=100, rng=seed)
+        med = {k: np.nanmedian(v) for k, v in result.stopping.ex_post.items()}
+        text = experiment_headline(result, delta=1e-6)
+        bm, lnr = med[("bm", "holdout")], med[("lnr", "holdout")]
+        if not (np.isfinite(bm) and np.isfinite(lnr)):
+            assert "never reaches it" in text
+        elif bm < lnr:
+            assert "lower for BM" in text
+        elif bm > lnr:
+            assert "lower for LNR" in text
+        else:
+            assert "the same for both" in text
+        rat, at = med[("bm", "RAT")], med[("bm", "AboveThreshold")]
+        if np.isfinite(rat) and np.isfinite(at):
+            assert ("less than" if rat < at else "more than" if rat > at else "the same as") in text

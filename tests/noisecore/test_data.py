@@ -1,0 +1,111 @@
+"""Data loading: a bad file is refused with a message that names the problem and where it is."""
+
+import numpy as np
+import pytest
+
+from noisecore.tasks import load_kddcup, load_twitter_buzz, read_table, table_task_data
+
+GOOD = "a,b,label\n" + "\n".join(f"{i % 7},{(i * 3) % 5 - 2},{i % 2}" for i in range(60)) + "\n"
+
+
+def test_reads_a_good_table():
+    names, values = read_table(GOOD.encode())
+    assert names == ["a", "b", "label"]
+    assert values.shape == (60, 3)
+    assert values[4].tolist() == [4.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"", "empty"),
+    (b"\n\n  \n", "empty"),
+    (b"a,b\n", "no data rows"),
+    (b"1,2\n3,4\n", "header row"),
+    (b"a,,c\n1,2,3\n", "empty column name"),
+    (b"a,a\n1,2\n", "duplicated column names: a"),
+    (b"a,b\n1,2\n3\n", "line 3: 1 fields, but the header has 2"),
+    (b"a,b\n1,2\n3,x7\n", "line 3, column 'b': 'x7' is not a number"),
+    (b"a,b\n1,2\n3,\n", "line 3, column 'b': empty cell"),
+    (b"a,b\n1,nan\n", "line 2, column 'b': 'nan' is not a finite number"),
+    (b"a,b\n1,-inf\n", "not a finite number"),
+    ("a,b\n1,2\n\xe9,3\n".encode("latin-1"), "not UTF-8 text"),
+])
+def test_malformed_tables_are_refused_with_where(content, message):
+    with pytest.raises(ValueError, match=message):
+        read_table(content, source="data.csv")
+
+
+def test_table_to_task_data():
+    names, values = read_table(GOOD.encode())
+    (X, y), (hX, hy) = table_task_data(names, values, task="logistic", target="label", seed=1)
+    assert X.shape == (30, 2) and hX.shape == (30, 2) and set(np.unique(hy)) == {-1.0, 1.0}
+    assert set(np.unique(y)) == {-1.0, 1.0}
+    norms = np.linalg.norm(X, axis=1)
+    assert np.allclose(norms[norms > 0], 1.0)
+    (X, y), _ = table_task_data(names, values, task="ridge", target="a", seed=1)
+    assert np.abs(y).max() == pytest.approx(1.0)
+    (X, y), _ = table_task_data(names, values, task="mean", seed=1)
+    assert y is None and X.shape[1] == 3 and np.linalg.norm(X, axis=1).max() <= 1 + 1e-12
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"task": "logistic", "target": "nope"}, "target column 'nope' is not in the table; its columns are: a, b, label"),
+    ({"task": "logistic", "target": "a"}, "exactly two classes"),
+    ({"task": "ridge", "target": None}, "choose the target column"),
+    ({"task": "svm", "target": "label"}, "task must be"),
+])
+def test_wrong_target_or_task_is_named(kwargs, message):
+    names, values = read_table(GOOD.encode())
+    with pytest.raises(ValueError, match=message):
+        table_task_data(names, values, **kwargs)
+
+
+def test_too_small_or_too_wide_tables_are_refused():
+    names, values = read_table(GOOD.encode())
+    with pytest.raises(ValueError, match="too few rows to train on: 30"):
+        table_task_data(names, values[:30], task="logistic", target="label")
+    wide = np.ones((50, 82))
+    with pytest.raises(ValueError, match="at most 80 feature columns"):
+        table_task_data([f"c{i}" for i in range(82)], wide, task="ridge", target="c0")
+    rare = values.copy()
+    rare[:, 2] = 0.0
+    rare[0, 2] = 1.0
+    with pytest.raises(ValueError, match="too rare"):
+        table_task_data(names, rare, task="logistic", target="label", seed=0)
+
+
+def kdd_line(label="normal.", first="0"):
+    return ",".join([first, "tcp", "http", "SF", *["1"] * 37, label])
+
+
+def test_kdd_loader_refuses_what_it_used_to_hide(tmp_path):
+    path = tmp_path / "kdd.txt"
+    path.write_text("\n".join([kdd_line(), kdd_line("smurf."), kdd_line("teardrop.")]) + "\n")
+    _, y = load_kddcup(path)
+    assert y.tolist() == [-1.0, 1.0, 1.0]
+    for bad, message in [(kdd_line("mystery."), "line 2: unknown label 'mystery.'"),
+                         (kdd_line(first="nan"), "line 2, field 0: 'nan' is not a finite number"),
+                         (kdd_line(first="inf"), "not a finite number")]:
+        path.write_text(kdd_line() + "\n" + bad + "\n")
+        with pytest.raises(ValueError, match=message):
+            load_kddcup(path)
+    path.write_bytes(kdd_line().encode() + b"\n\xff\xfe\n")
+    with pytest.raises(ValueError, match="not UTF-8 text"):
+        load_kddcup(path)
+    with pytest.raises(ValueError, match="cannot be read"):
+        load_kddcup(tmp_path / "missing.txt")
+
+
+def test_twitter_loader_refuses_infinite_popularity(tmp_path):
+    path = tmp_path / "twitter.data"
+    rows = [",".join(["1"] * 77 + [str(p)]) for p in (0, 10, 100)]
+    path.write_text("\n".join(rows) + "\n")
+    _, target = load_twitter_buzz(path)
+    assert target.max() == pytest.approx(1.0) and target.min() == 0.0
+    _, bounded = load_twitter_buzz(path, max_popularity=1000)
+    assert bounded.max() == pytest.approx(np.log1p(100) / np.log1p(1000))
+    path.write_text("\n".join([*rows, ",".join(["1"] * 77 + ["inf"])]) + "\n")
+    with pytest.raises(ValueError, match="line 4, field 77: 'inf' is not a finite number"):
+        load_twitter_buzz(path)
+    path.write_text(",".join(["1"] * 76 + ["nan", "3"]) + "\n")
+    with pytest.raises(ValueError, match="field 76"):
+        load_twitter_buzz(path)
