@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from ._validation import positive, real_array
+from ._validation import generator, positive, real_array, sample_size
 
 
 def _output(arr: np.ndarray, like: np.ndarray):
@@ -114,8 +114,10 @@ class NoiseDistribution(Immutable):
         return float(np.sqrt(self.var()))
 
     def sample(self, size=None, *, rng=None):
-        """Draw samples with a numpy Generator (``rng`` is a seed or Generator)."""
-        rng = np.random.default_rng(rng)
+        """Draw samples with a numpy Generator (``rng`` is a seed or Generator); ``size`` is None, a
+        count or a shape, at most 1e8 values."""
+        size = sample_size("size", size)
+        rng = generator(rng)
         return self._sample(size, rng)
 
     def std(self) -> float:
@@ -125,14 +127,21 @@ class NoiseDistribution(Immutable):
         """Worst-case privacy loss sup_t |log f(t) - log f(t + distance)| (vectorised).
 
         ``privacy_loss(sensitivity)`` is the pure-DP epsilon of adding this noise to a
-        query of that sensitivity.
+        query of that sensitivity. +inf only where the loss is genuinely infinite (Gaussian noise);
+        a finite loss beyond the float range is an error naming ``distance``.
         """
         arr = real_array("distance", distance)
         arr = np.abs(arr)
-        return _output(np.asarray(self._privacy_loss(arr), dtype=float), arr)
+        out = np.asarray(self._privacy_loss(arr), dtype=float)
+        if self._finite_loss and np.isinf(out).any():
+            raise ValueError(f"distance is too large for this noise: the privacy loss at {arr.max():g} "
+                             "is beyond the float range")
+        return _output(out, arr)
 
     def mse(self) -> float:
         return self.var()
+
+    _finite_loss = False  # True where every finite distance has a finite loss
 
     def _repr_args(self) -> str:  # pragma: no cover - cosmetic
         return ""

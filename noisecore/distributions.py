@@ -7,8 +7,11 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from ._base import NoiseDistribution, _output, check_sensitivity
-from ._validation import in_open_interval, positive, real_array
+from ._base import NoiseDistribution, _output
+from ._validation import SCALE_MAX, SCALE_MIN, derived_scale, in_interval, in_open_interval, positive, real_array
+from ._validation import scale as scale_param
+
+STAIRCASE_EPSILON = (1e-100, 200.0)  # keeps e^-eps, (1 - e^-eps)^3 and the density normal floats
 
 __all__ = ["Gaussian", "Laplace", "Staircase"]
 
@@ -16,17 +19,21 @@ __all__ = ["Gaussian", "Laplace", "Staircase"]
 class Laplace(NoiseDistribution):
     """Laplace noise with density exp(-|x|/scale) / (2 scale).
 
-    E|Z| = scale, Var Z = 2 scale^2, and the privacy loss at distance d is d/scale.
+    E|Z| = scale, Var Z = 2 scale^2, and the privacy loss at distance d is d/scale. Scales (and
+    sensitivities) lie in [1e-100, 1e100].
     """
 
+    _finite_loss = True
+
     def __init__(self, scale):
-        self.scale = positive("scale", scale)
+        self.scale = scale_param("scale", scale)
 
     @classmethod
     def for_epsilon(cls, epsilon, sensitivity=1.0) -> Laplace:
         """The epsilon-DP Laplace mechanism: scale = sensitivity / epsilon."""
         epsilon = positive("epsilon", epsilon)
-        return cls(check_sensitivity(sensitivity) / epsilon)
+        sensitivity = scale_param("sensitivity", sensitivity)
+        return cls(derived_scale("scale", sensitivity / epsilon, epsilon=epsilon, sensitivity=sensitivity))
 
     def _logpdf(self, x):
         return -np.abs(x) / self.scale - math.log(2 * self.scale)
@@ -63,44 +70,53 @@ class Gaussian(NoiseDistribution):
     """
 
     def __init__(self, sigma):
-        self.sigma = positive("sigma", sigma)
+        self.sigma = scale_param("sigma", sigma)
 
     @staticmethod
-    def _delta(epsilon, sigma, sensitivity):
-        """delta(eps) = Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D), cancellation-free."""
+    def _log_delta(epsilon, sigma, sensitivity):
+        """log delta(eps), delta = Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D), cancellation-free."""
         ratio = sensitivity / sigma
         u1 = ratio / 2 - epsilon / ratio
         u2 = -ratio / 2 - epsilon / ratio
         log_first = special.log_ndtr(u1)
         log_second = epsilon + special.log_ndtr(u2)
-        return np.exp(log_first) * -np.expm1(log_second - log_first)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = log_first + np.log(np.maximum(-np.expm1(log_second - log_first), 0.0))
+        return np.where(np.isneginf(log_first), -np.inf, out)
 
     def delta(self, epsilon, sensitivity=1.0):
         """Exact privacy profile: the least delta for which this noise is (epsilon, delta)-DP."""
         eps = real_array("epsilon", epsilon)
         if (eps < 0).any():
             raise ValueError("epsilon must be >= 0")
-        sens = check_sensitivity(sensitivity)
-        return _output(np.clip(self._delta(eps, self.sigma, sens), 0.0, 1.0), eps)
+        sens = scale_param("sensitivity", sensitivity)
+        return _output(np.clip(np.exp(self._log_delta(eps, self.sigma, sens)), 0.0, 1.0), eps)
 
     @classmethod
     def analytic(cls, epsilon, delta, sensitivity=1.0) -> Gaussian:
-        """Analytic Gaussian mechanism: the least sigma giving (epsilon, delta)-DP (any epsilon > 0)."""
+        """Analytic Gaussian mechanism: the least sigma giving (epsilon, delta)-DP (any epsilon > 0);
+        an error names the arguments if that sigma falls outside [1e-100, 1e100]."""
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
-        sens = check_sensitivity(sensitivity)
+        sens = scale_param("sensitivity", sensitivity)
+        given = {"epsilon": epsilon, "delta": delta, "sensitivity": sens}
 
         def excess(log_sigma):
-            return math.log(cls._delta(epsilon, math.exp(log_sigma), sens) + 1e-300) - math.log(delta)
+            # log delta is floored far below log(5e-324) so the root finder never sees -inf
+            return max(float(cls._log_delta(epsilon, math.exp(log_sigma), sens)), -5000.0) - math.log(delta)
 
         lo = math.log(sens) - 10.0
         hi = math.log(sens) + 10.0
         while excess(lo) < 0:
             lo -= 10.0
+            if lo < math.log(SCALE_MIN) - 10:
+                derived_scale("sigma", 0.0, **given)
         while excess(hi) > 0:
             hi += 10.0
+            if hi > math.log(SCALE_MAX) + 10:
+                derived_scale("sigma", math.inf, **given)
         log_sigma = optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
-        return cls(math.exp(log_sigma))
+        return cls(derived_scale("sigma", math.exp(log_sigma), **given))
 
     @classmethod
     def classic(cls, epsilon, delta, sensitivity=1.0) -> Gaussian:
@@ -112,8 +128,9 @@ class Gaussian(NoiseDistribution):
                 "use Gaussian.analytic for larger epsilon"
             )
         delta = in_open_interval("delta", delta, 0.0, 1.0)
-        sens = check_sensitivity(sensitivity)
-        return cls(math.sqrt(2 * math.log(1.25 / delta)) * sens / epsilon)
+        sens = scale_param("sensitivity", sensitivity)
+        sigma = math.sqrt(2 * math.log(1.25 / delta)) * sens / epsilon
+        return cls(derived_scale("sigma", sigma, epsilon=epsilon, delta=delta, sensitivity=sens))
 
     def _logpdf(self, x):
         return -0.5 * (x / self.sigma) ** 2 - math.log(self.sigma) - 0.5 * math.log(2 * math.pi)
@@ -145,12 +162,17 @@ class Staircase(NoiseDistribution):
 
     With b = exp(-epsilon) the density is a on [0, gamma D), a b on [gamma D, D), and the
     pattern repeats scaled by b^k on [k D, (k+1) D), symmetric about 0, where
-    a = (1 - b) / (2 D (gamma + (1 - gamma) b)) and D is the sensitivity.
+    a = (1 - b) / (2 D (gamma + (1 - gamma) b)) and D is the sensitivity. epsilon lies in
+    [1e-100, 200], the sensitivity and sensitivity / epsilon in [1e-100, 1e100].
     """
 
+    _finite_loss = True
+
     def __init__(self, epsilon, sensitivity=1.0, gamma=None):
-        self.epsilon = positive("epsilon", epsilon)
-        self.sensitivity = check_sensitivity(sensitivity)
+        self.epsilon = _staircase_epsilon(epsilon)
+        self.sensitivity = scale_param("sensitivity", sensitivity)
+        derived_scale("sensitivity / epsilon", self.sensitivity / self.epsilon, epsilon=self.epsilon,
+                      sensitivity=self.sensitivity)
         if gamma is None:
             gamma = self.optimal_gamma(self.epsilon, "abs")
         self.gamma = in_open_interval("gamma", gamma, 0.0, 1.0)
@@ -161,9 +183,11 @@ class Staircase(NoiseDistribution):
     @staticmethod
     def optimal_gamma(epsilon, criterion="abs") -> float:
         """gamma minimising E|Z| ("abs": 1/(1+e^(eps/2))) or the variance ("var")."""
-        epsilon = positive("epsilon", epsilon)
+        epsilon = _staircase_epsilon(epsilon)
+        if not isinstance(criterion, str):
+            raise TypeError(f'criterion must be "abs" or "var", got {type(criterion).__name__}')
         if criterion == "abs":
-            return 1.0 / (1.0 + math.exp(epsilon / 2))
+            return float(special.expit(-epsilon / 2))
         if criterion == "var":
             b = math.exp(-epsilon)
             one_minus_b = -math.expm1(-epsilon)
@@ -185,9 +209,10 @@ class Staircase(NoiseDistribution):
         D, g, a, b = self.sensitivity, self.gamma, self._a, self._b
         with np.errstate(invalid="ignore", over="ignore"):
             k = np.floor(x / D)
-            r = x - k * D
+            r = np.clip(x - k * D, 0.0, D)  # k * D may round past x far out
             inner = a * np.maximum(g * D - r, 0.0) + a * b * (D - np.maximum(r, g * D)) + b / 2
-            out = np.exp(-self.epsilon * k) * inner
+            weight = np.exp(-self.epsilon * k)
+            out = np.where(weight > 0, weight * inner, 0.0)
         return np.where(np.isinf(x), 0.0, out)
 
     def _sf(self, x):
@@ -199,7 +224,7 @@ class Staircase(NoiseDistribution):
         with np.errstate(divide="ignore", invalid="ignore"):
             k = np.floor(np.log(2 * q) / -eps)
             k = np.where(np.isfinite(k), np.maximum(k, 0.0), 0.0)
-            scaled = q * np.exp(eps * k)
+            scaled = np.exp(np.log(q) + eps * k)  # q e^(eps k) without overflow
             scaled = np.clip(scaled, b / 2, 0.5)
             s_mid = a * b * (1 - g) * D + b / 2
             r = np.where(scaled >= s_mid, g * D - (scaled - s_mid) / a, D - (scaled - b / 2) / (a * b))
@@ -215,21 +240,23 @@ class Staircase(NoiseDistribution):
         offset = np.where(in_second, g + (1 - g) * u, g * u)
         return sign * (period + offset) * D
 
-    def mean_abs(self) -> float:
-        D, g, a, b = self.sensitivity, self.gamma, self._a, self._b
+    def _a_times_sums(self):
+        """a s0, a s1, a s2 for sensitivity 1, with s_k = sum_j j^k b^j (each formed without overflow)."""
+        g, b = self.gamma, self._b
         one_minus_b = -math.expm1(-self.epsilon)
-        s0 = 1 / one_minus_b
-        s1 = b / one_minus_b**2
-        return 2 * a * D**2 * ((g + b * (1 - g)) * s1 + (g**2 + b * (1 - g**2)) * s0 / 2)
+        c = 2 * (g + (1 - g) * b)  # a = (1 - b) / c
+        return 1 / c, b / (c * one_minus_b), b * (1 + b) / (c * one_minus_b * one_minus_b)
+
+    def mean_abs(self) -> float:
+        g, b = self.gamma, self._b
+        as0, as1, _ = self._a_times_sums()
+        return self.sensitivity * 2 * ((g + b * (1 - g)) * as1 + (g**2 + b * (1 - g**2)) * as0 / 2)
 
     def var(self) -> float:
-        D, g, a, b = self.sensitivity, self.gamma, self._a, self._b
-        one_minus_b = -math.expm1(-self.epsilon)
-        s0 = 1 / one_minus_b
-        s1 = b / one_minus_b**2
-        s2 = b * (1 + b) / one_minus_b**3
-        inner = 3 * (g + b * (1 - g)) * s2 + 3 * (g**2 + b * (1 - g**2)) * s1 + (g**3 + b * (1 - g**3)) * s0
-        return 2 * a * D**3 / 3 * inner
+        g, b = self.gamma, self._b
+        as0, as1, as2 = self._a_times_sums()
+        inner = 3 * (g + b * (1 - g)) * as2 + 3 * (g**2 + b * (1 - g**2)) * as1 + (g**3 + b * (1 - g**3)) * as0
+        return self.sensitivity**2 * 2 / 3 * inner
 
     def _privacy_loss(self, d):
         return self.epsilon * np.ceil(d / self.sensitivity)
@@ -239,3 +266,7 @@ class Staircase(NoiseDistribution):
 
     def _repr_args(self):
         return f"epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r}, gamma={self.gamma!r}"
+
+
+def _staircase_epsilon(epsilon) -> float:
+    return in_interval("epsilon", positive("epsilon", epsilon), *STAIRCASE_EPSILON)
