@@ -60,23 +60,40 @@ def _gauss_jacobi_unit(n: int, q: float):
     return x, w
 
 
+def _kve(nu: float, z: np.ndarray) -> np.ndarray:
+    """e^z K_nu(z); scipy returns NaN for z beyond ~1e10, where three terms of the
+    asymptotic series sqrt(pi / 2z) (1 + (4nu^2 - 1)/(8z) + ...) are exact to double."""
+    big = z > 1e8
+    if not big.any():
+        return special.kve(nu, z)
+    out = special.kve(nu, np.where(big, 1.0, z))
+    m = 4 * nu * nu
+    zb = z[big]
+    first = (m - 1) / (8 * zb)
+    out[big] = np.sqrt(np.pi / 2 / zb) * (1 + first + first * (m - 9) / (16 * zb))
+    return out
+
+
 def _linear_recurrence(decay: np.ndarray, inc: np.ndarray) -> np.ndarray:
-    """y_k = exp(-decay_k) y_{k-1} + inc_k with y_{-1} = 0, in blocks safe from overflow."""
+    """y_k = exp(-decay_k) y_{k-1} + inc_k with y_{-1} = 0, in blocks safe from overflow.
+
+    Exponents are summed within each block (at most ~300 e-folds) from the block start, so
+    their rounding error does not grow with the total decay (1e15 e-folds for lam ~ 1e-16).
+    """
     out = np.empty_like(inc)
-    cum = np.cumsum(decay)
+    cum = np.cumsum(decay)  # only to guess the block ends
     n = len(inc)
     start = 0
     prev = 0.0
-    prev_cum = 0.0
     while start < n:
-        stop = int(np.searchsorted(cum, cum[start] + 300.0, side="right"))
-        stop = max(stop, start + 1)
-        ref = cum[start]
-        seg = cum[start:stop]
-        partial = np.cumsum(inc[start:stop] * np.exp(seg - ref))
-        out[start:stop] = np.exp(-(seg - prev_cum)) * prev + np.exp(-(seg - ref)) * partial
+        guess = max(int(np.searchsorted(cum, cum[start] + 300.0, side="right")), start + 1)
+        # decay since the block's first element, summed without that (possibly huge) decay
+        rel = np.concatenate([[0.0], np.cumsum(decay[start + 1:guess])])
+        stop = start + max(int(np.searchsorted(rel, 300.0, side="right")), 1)
+        rel = rel[: stop - start]
+        partial = np.cumsum(inc[start:stop] * np.exp(rel))
+        out[start:stop] = np.exp(-(decay[start] + rel)) * prev + np.exp(-rel) * partial
         prev = out[stop - 1]
-        prev_cum = cum[stop - 1]
         start = stop
     return out
 
@@ -107,16 +124,17 @@ class AreteKernel:
 
     def scaled_density(self, x: np.ndarray) -> np.ndarray:
         """f_X(x) e^{x/mu} for x > 0."""
+        return _kve(self.alpha - 0.5, x / self.theta) * np.exp(self._log_prefactor(x))
+
+    def log_scaled_density(self, x: np.ndarray) -> np.ndarray:
+        """log(f_X(x) e^{x/mu}) for x > 0, without underflow."""
+        return np.log(_kve(self.alpha - 0.5, x / self.theta)) + self._log_prefactor(x)
+
+    def _log_prefactor(self, x: np.ndarray) -> np.ndarray:
         nu = self.alpha - 0.5
         z = x / self.theta
-        log_pref = (
-            nu * np.log(z)
-            - math.log(self.theta)
-            - 0.5 * math.log(math.pi)
-            - special.gammaln(self.alpha)
-            - nu * math.log(2.0)
-        )
-        return special.kve(nu, z) * np.exp(log_pref - x * (1 / self.theta - 1 / self.mu))
+        const = math.log(self.theta) + 0.5 * math.log(math.pi) + special.gammaln(self.alpha) + nu * math.log(2.0)
+        return nu * np.log(z) - const - x * (1 / self.theta - 1 / self.mu)
 
     # --- mesh -----------------------------------------------------------------
     def _mesh(self, points: np.ndarray) -> np.ndarray:
@@ -138,9 +156,19 @@ class AreteKernel:
         zone_b = _ZONE / self.kappa_b
         zone_a = _ZONE / self.kappa_a if cap_a < base else 0.0
         long = (q - p) > zone_b + zone_a
-        seg_p = [p[~long], p[long] + zone_b]
-        seg_q = [q[~long], q[long] - zone_a]
-        seg_cap = [np.full((~long).sum(), cap_b), np.full(long.sum(), base)]
+        # the middle of a long interval: full resolution for the C kernel (scale mu) over
+        # _TAIL mu, and for a slow A kernel (1/kappa_a > base) over its last _ZONE e-folds;
+        # elsewhere the integrand is smooth on the scale of x, so geometric grading keeps
+        # the cost O(log x) (f_X e^{x/mu} ~ x^(alpha - 1) when mu = theta)
+        start, stop = p[long] + zone_b, q[long] - zone_a
+        mid1 = np.minimum(stop, start + _TAIL * self.mu)
+        slow_a = self.kappa_a > 0 and zone_a == 0
+        mid2 = np.maximum(mid1, stop - (_ZONE / self.kappa_a if slow_a else 0.0))
+        cap_slow = min(self.theta_eff, 1 / self.kappa_a) if slow_a else self.theta_eff
+        seg_p = [p[~long], start, mid1, mid2]
+        seg_q = [q[~long], mid1, mid2, stop]
+        seg_cap = [np.full((~long).sum(), cap_b), np.full(long.sum(), base),
+                   np.full(long.sum(), self.theta_eff), np.full(long.sum(), cap_slow)]
         # inside a kernel zone the pieces may grow with the e-folds already decayed:
         # a piece k e-folds away contributes e^-k, so its quadrature error may grow too
         for lo, hi, grow in _ZONE_STEPS:
@@ -157,7 +185,7 @@ class AreteKernel:
         keep = sq > sp
         sp, sq, sc = sp[keep], sq[keep], sc[keep]
         sc = np.where(sp >= far, np.inf, sc)
-        edges = np.concatenate([[0.0], keys, _subdivide(sp, sq, sc)])
+        edges = np.concatenate([[0.0], keys, sp, sq, _subdivide(sp, sq, sc)])
         return np.unique(edges), inner
 
     # --- accumulation -----------------------------------------------------------
@@ -199,11 +227,14 @@ class AreteKernel:
                 continue
             idx = rest[sel]
             y, w = _gauss_legendre(n)
-            x = a[idx, None] + length[idx, None] * y
+            # offsets from the piece ends are formed directly: x - a would lose digits
+            # where lam is far below ulp(x) / 1e-12
+            offset = length[idx, None] * y
+            x = a[idx, None] + offset
             hw = self.scaled_density(x) * (length[idx, None] * w)
-            int_a[idx] = np.sum(hw * np.exp(-(b[idx, None] - x) * ka), axis=1)
-            int_b[idx] = np.sum(hw * np.exp(-(x - a[idx, None]) * kb), axis=1)
-            int_c[idx] = np.sum(hw * np.exp(-(x - a[idx, None]) * kc), axis=1)
+            int_a[idx] = np.sum(hw * np.exp(-(length[idx, None] - offset) * ka), axis=1)
+            int_b[idx] = np.sum(hw * np.exp(-offset * kb), axis=1)
+            int_c[idx] = np.sum(hw * np.exp(-offset * kc), axis=1)
         big_a = _linear_recurrence(length * ka, int_a)
         big_b = _linear_recurrence((length * kb)[::-1], int_b[::-1])[::-1]
         big_c = _linear_recurrence((length * kc)[::-1], int_c[::-1])[::-1]
@@ -220,22 +251,78 @@ class AreteKernel:
         gg = self.theta * math.exp((1 - a) * math.log(4) + special.gammaln(2 * a) - 2 * special.gammaln(a))
         return gg + 2 * self.lam * self.evaluate(np.zeros(1))[2]
 
+    @property
+    def asymptotic_from(self) -> float:
+        """Points t >= this use the tail forms of ``_tail``: beyond it a Laplace kernel
+        narrower than min(theta, lam) is below 1e-14 t (finer than the float spacing
+        the mesh needs), or t > 1e13 mu, where pdf and sf underflow."""
+        return min(1e13 * self.mu, 1e14 * min(self.theta, self.lam))
+
     def evaluate(self, t: np.ndarray, *, want_sf: bool = False):
-        """(log f(t), sf(t) for t >= 0) for an array of finite t >= 0."""
+        """(log f(t), sf(t) for t >= 0, B(0)) for an array of finite t >= 0."""
         inner = _INNER * min(self.theta, self.lam)
         u = np.where(t < inner, 0.0, t)
-        points = np.unique(u)
+        far = u >= self.asymptotic_from
+        logpdf = np.empty(u.shape)
+        sf = np.empty(u.shape) if want_sf else None
+        if far.any():
+            logpdf[far], tail_sf = self._tail(u[far], want_sf)
+            if want_sf:
+                sf[far] = tail_sf
+        v = u[~far]
+        points = np.unique(np.concatenate([v, [0.0]]))
         edges, at_a, at_b, at_c = self._accumulate(points)
-        idx = np.searchsorted(edges, u)
+        idx = np.searchsorted(edges, v)
         b0 = at_b[0]
-        near = np.exp(-u * self.kappa_a) * b0
+        near = np.exp(-v * self.kappa_a) * b0
         dens_scaled = (near + at_a[idx] + at_b[idx]) / (2 * self.lam)
-        logpdf = np.log(dens_scaled) - u / self.mu
-        if not want_sf:
-            return logpdf, None, b0
-        sf_scaled = (near + at_a[idx]) / 2 + at_c[idx] - at_b[idx] / 2
-        sf = np.exp(np.log(sf_scaled) - u / self.mu)
+        logpdf[~far] = np.log(dens_scaled) - v / self.mu
+        if want_sf:
+            sf_scaled = (near + at_a[idx]) / 2 + at_c[idx] - at_b[idx] / 2
+            sf[~far] = np.exp(np.log(sf_scaled) - v / self.mu)
         return logpdf, sf, b0
+
+    def _tail(self, t: np.ndarray, want_sf: bool):
+        """log f and sf for t >= ``asymptotic_from``.
+
+        With r = min(theta, lam) / mu: for theta > lam, f_Z(t) = f_X(t) / (1 - r^2) and
+        sf(t) = P(X > t) / (1 - r^2), to relative O(lam / t) < 1e-14 (Z's tilted shift by Y);
+        for lam > theta, f_Z(t) = e^{-t/lam} (1 - r^2)^(-alpha) / (2 lam) (X's tail beyond
+        100 theta_eff is below e^-100 of it). When r > 1 - 1e-6 only t > 1e13 mu lands here:
+        then log f = -t/mu + alpha log(t/mu) - log(2 mu Gamma(alpha + 1) 2^alpha) + O(log 1/(1 - r)),
+        a relative error below 1e-11, and sf underflows to 0.
+        """
+        a, mu = self.alpha, self.mu
+        r = min(self.theta, self.lam) / mu
+        sf = np.zeros(t.shape) if want_sf else None
+        if r > 1 - 1e-6:
+            logpdf = -t / mu + a * np.log(t / mu) - (math.log(2 * mu) + special.gammaln(a + 1) + a * math.log(2))
+            return logpdf, sf
+        shrink = math.log1p(-r * r)
+        if self.theta > self.lam:
+            logpdf = self.log_scaled_density(t) - t / mu - shrink
+            if want_sf:
+                live = t < 1e13 * mu
+                sf[live] = np.exp(np.log(self._scaled_tail_mass(t[live])) - t[live] / mu - shrink)
+            return logpdf, sf
+        logpdf = -t / self.lam - math.log(2 * self.lam) - a * shrink
+        if want_sf:
+            sf = 0.5 * np.exp(-t / self.lam - a * shrink)
+        return logpdf, sf
+
+    def _scaled_tail_mass(self, t: np.ndarray) -> np.ndarray:
+        """P(X > t) e^{t/mu} (mu = theta) by Gauss-Legendre on [t, t + _TAIL theta], graded from t."""
+        out = np.empty(t.shape)
+        y, w = _gauss_legendre(10)
+        for k, start in enumerate(t):
+            inner = _subdivide(np.array([start]), np.array([start + _TAIL * self.theta]), np.array([self.theta]))
+            edges = np.concatenate([[start], inner, [start + _TAIL * self.theta]])
+            rel = edges - start
+            length = np.diff(rel)
+            offset = rel[:-1, None] + length[:, None] * y
+            h = self.scaled_density(start + offset) * np.exp(-offset / self.mu)
+            out[k] = np.sum(h * length[:, None] * w)
+        return out
 
 
 def _subdivide(p: np.ndarray, q: np.ndarray, cap: np.ndarray) -> np.ndarray:

@@ -7,13 +7,14 @@ exponentially in epsilon in the low-privacy regime.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._arete_quadrature import AreteKernel
-from ._base import NoiseDistribution, check_sensitivity
-from ._validation import positive, positive_int
+from ._base import NoiseDistribution, _output, check_sensitivity
+from ._validation import positive, positive_int, real_array
 
 __all__ = ["Arete", "AreteShare"]
 
@@ -23,6 +24,7 @@ class AreteShare:
     """One of n i.i.d. shares whose sum is Arete(alpha, theta, lam) (paper B, Lemma 10).
 
     A share is G1 - G2 + E1 - E2 with G_i ~ Gamma(alpha/n, theta), E_i ~ Gamma(1/n, lam).
+    The parameters are validated as for ``Arete`` (and ``n`` is an integer >= 1).
     """
 
     alpha: float
@@ -30,7 +32,15 @@ class AreteShare:
     lam: float
     n: int
 
+    def __post_init__(self):
+        alpha, theta, lam = _check_params(self.alpha, self.theta, self.lam)
+        object.__setattr__(self, "alpha", alpha)
+        object.__setattr__(self, "theta", theta)
+        object.__setattr__(self, "lam", lam)
+        object.__setattr__(self, "n", positive_int("n", self.n))
+
     def sample(self, size=None, *, rng=None):
+        size = _check_size(size)
         rng = np.random.default_rng(rng)
         g = self.alpha / self.n
         e = 1.0 / self.n
@@ -40,8 +50,8 @@ class AreteShare:
         )
 
     def characteristic_function(self, s):
-        s = np.asarray(s, dtype=float)
-        return (1 + (self.theta * s) ** 2) ** (-self.alpha / self.n) * (1 + (self.lam * s) ** 2) ** (-1.0 / self.n)
+        s = real_array("s", s, allow_inf=True)
+        return _output(_log_cf_exp(s, self.theta, self.lam, self.alpha / self.n, 1.0 / self.n), s)
 
 
 class Arete(NoiseDistribution):
@@ -54,10 +64,10 @@ class Arete(NoiseDistribution):
     """
 
     def __init__(self, alpha, theta, lam):
-        self.alpha = positive("alpha", alpha)
-        self.theta = positive("theta", theta)
-        self.lam = positive("lam", lam)
-        self._kernel = AreteKernel(self.alpha, self.theta, self.lam)
+        self.alpha, self.theta, self.lam = _check_params(alpha, theta, lam)
+        # the kernel works in units of mu = max(theta, lam) (the density is scale-covariant)
+        self._unit = max(self.theta, self.lam)
+        self._kernel = AreteKernel(self.alpha, self.theta / self._unit, self.lam / self._unit)
 
     @classmethod
     def from_lemma3(cls, epsilon, sensitivity=1.0) -> Arete:
@@ -70,7 +80,11 @@ class Arete(NoiseDistribution):
         epsilon = positive("epsilon", epsilon)
         sensitivity = check_sensitivity(sensitivity)
         alpha = math.exp(-epsilon / 4)
-        return cls(alpha, 4 * sensitivity / epsilon, alpha)
+        try:
+            return cls(alpha, 4 * sensitivity / epsilon, alpha)
+        except ValueError as exc:
+            raise ValueError(f"epsilon = {epsilon!r} (sensitivity {sensitivity!r}) gives Lemma 3 parameters "
+                             f"outside the Arete's verified range: {exc}") from None
 
     @classmethod
     def calibrated(cls, epsilon, sensitivity=1.0, objective="abs") -> Arete:
@@ -102,16 +116,16 @@ class Arete(NoiseDistribution):
 
     # --- density ---------------------------------------------------------------
     def _logpdf(self, x):
-        flat = np.abs(x).ravel()
+        flat = np.abs(x).ravel() / self._unit
         out = np.full(flat.shape, -np.inf)
         finite = np.isfinite(flat)
         if finite.any():
-            out[finite] = self._kernel.evaluate(flat[finite])[0]
+            out[finite] = self._kernel.evaluate(flat[finite])[0] - math.log(self._unit)
         return out.reshape(np.shape(x))
 
     def _sf(self, x):
         flat = np.asarray(x, dtype=float).ravel()
-        mag = np.abs(flat)
+        mag = np.abs(flat) / self._unit
         upper = np.zeros(flat.shape)
         finite = np.isfinite(mag)
         if finite.any():
@@ -127,21 +141,22 @@ class Arete(NoiseDistribution):
         )
 
     def characteristic_function(self, s):
-        s = np.asarray(s, dtype=float)
-        return (1 + (self.theta * s) ** 2) ** (-self.alpha) / (1 + (self.lam * s) ** 2)
+        """E[e^{isZ}] = (1 + theta^2 s^2)^(-alpha) / (1 + lam^2 s^2) (real: Z is symmetric)."""
+        s = real_array("s", s, allow_inf=True)
+        return _output(_log_cf_exp(s, self.theta, self.lam, self.alpha, 1.0), s)
 
     # --- moments -----------------------------------------------------------------
     def mean_abs(self) -> float:
         """E|Z| = E|X1 - X2| + 2 lam int_0^inf f_X(x) e^{-x/lam} dx (see ``AreteKernel.mean_abs``)."""
-        return self._kernel.mean_abs()
+        return self._unit * self._kernel.mean_abs()
 
     def var(self) -> float:
         return 2 * self.alpha * self.theta**2 + 2 * self.lam**2
 
     # --- privacy ---------------------------------------------------------------
     def _privacy_loss(self, d):
-        flat = d.ravel()
-        out = np.array([_sup_log_ratio(self._kernel, float(v)) for v in flat])
+        flat = d.ravel() / self._unit
+        out = np.array([_sup_log_ratio(self._kernel, float(v)) if math.isfinite(v) else math.inf for v in flat])
         return out.reshape(d.shape)
 
     def _scale_hint(self):
@@ -155,11 +170,64 @@ class Arete(NoiseDistribution):
     def sample_shares(self, n, size=None, *, rng=None):
         """Samples of n shares, shape ``size + (n,)``; each row sums to an Arete draw."""
         share = self.shares(n)
-        shape = (n,) if size is None else (*np.atleast_1d(size).tolist(), n)
+        size = _check_size(size)
+        shape = (share.n,) if size is None else (*np.atleast_1d(size).tolist(), share.n)
         return share.sample(shape, rng=rng)
 
     def _repr_args(self):
         return f"alpha={self.alpha!r}, theta={self.theta!r}, lam={self.lam!r}"
+
+
+# The verified domain (accuracy checked against mpmath oracles in tests/noisecore):
+ALPHA_RANGE = (1e-200, 1.0)
+SCALE_RANGE = (1e-100, 1e100)  # theta and lam
+MIN_SCALE_RATIO = 1e-16  # min(theta, lam) / max(theta, lam)
+
+
+def _check_params(alpha, theta, lam) -> tuple[float, float, float]:
+    """Validated (alpha, theta, lam), or ValueError naming the parameter and its allowed range."""
+    alpha = positive("alpha", alpha)
+    theta = positive("theta", theta)
+    lam = positive("lam", lam)
+    lo, hi = ALPHA_RANGE
+    if not lo <= alpha <= hi:
+        raise ValueError(f"alpha must be in [{lo:g}, {hi:g}] (the Arete's verified range), got {alpha!r}")
+    lo, hi = SCALE_RANGE
+    for name, value in (("theta", theta), ("lam", lam)):
+        if not lo <= value <= hi:
+            raise ValueError(f"{name} must be in [{lo:g}, {hi:g}] (the Arete's verified range), got {value!r}")
+    if min(theta, lam) < MIN_SCALE_RATIO * max(theta, lam):
+        raise ValueError(f"theta / lam must be in [{MIN_SCALE_RATIO:g}, {1 / MIN_SCALE_RATIO:g}] "
+                         f"(the Arete's verified range), got theta={theta!r}, lam={lam!r}")
+    return alpha, theta, lam
+
+
+def _check_size(size):
+    """None, or a non-negative int or tuple of them (numpy's ``size``), else TypeError/ValueError."""
+    if size is None:
+        return None
+    dims = (size,) if np.ndim(size) == 0 else tuple(np.asarray(size).ravel().tolist()) if np.size(size) else ()
+    for dim in dims:
+        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
+            raise TypeError(f"size must be None, an integer or a tuple of integers, got {size!r}")
+        if dim < 0:
+            raise ValueError(f"size must be >= 0, got {size!r}")
+    return size if np.ndim(size) == 0 else tuple(int(d) for d in dims)
+
+
+def _log_cf_exp(s: np.ndarray, theta: float, lam: float, a: float, b: float) -> np.ndarray:
+    """(1 + theta^2 s^2)^(-a) (1 + lam^2 s^2)^(-b), in logs so large |s| gives 0, not overflow."""
+    m = np.abs(s)
+    with np.errstate(over="ignore"):
+        log = -a * _log1p_square(theta * m) - b * _log1p_square(lam * m)
+    return np.exp(log)
+
+
+def _log1p_square(z: np.ndarray) -> np.ndarray:
+    """log(1 + z^2) without overflow for large z."""
+    big = z > 1e150
+    safe = np.where(big, 1.0, z)
+    return np.where(big, 2 * np.log(np.where(big, z, 1.0)), np.log1p(safe * safe))
 
 
 def _sup_log_ratio(kernel: AreteKernel, d: float) -> float:
