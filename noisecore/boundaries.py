@@ -14,17 +14,21 @@ import math
 import numpy as np
 from scipy import optimize, special
 
-from ._base import Immutable, _output, check_sensitivity
-from ._validation import in_open_interval, positive, real_array
+from ._base import Immutable, _output
+from ._validation import SCALE_MAX, SCALE_MIN, derived_scale, in_open_interval, positive, real_array
+from ._validation import scale as scale_param
 from .distributions import Gaussian
 
 __all__ = ["LinearBoundary", "MixtureBoundary", "PrivacyBoundary", "gaussian_pdp_variance", "gaussian_variance"]
 
 
 def _positive_times(name, value):
+    """Times in [1e-100, inf] (inf: the limit as t grows)."""
     arr = real_array(name, value, allow_inf=True)
     if (arr <= 0).any():
         raise ValueError(f"{name} must be > 0")
+    if (arr < SCALE_MIN).any():
+        raise ValueError(f"{name} must be >= {SCALE_MIN:g} (or inf), got {arr.min():g}")
     return arr
 
 
@@ -47,13 +51,21 @@ class PrivacyBoundary(Immutable):
         return 0.0
 
     def time_for(self, epsilon):
-        """Least t with psi(t) <= epsilon (vectorised; psi decreases in t)."""
+        """Least t with psi(t) <= epsilon (vectorised; psi decreases in t). Times lie in
+        [1e-100, 1e100]: an epsilon whose time falls outside is an error naming it."""
         eps = real_array("epsilon", epsilon)
         if (eps <= self.floor()).any():
             raise ValueError(
                 f"epsilon must be > {self.floor():g} (this boundary's limit as t -> infinity), got {eps.min():g}"
             )
-        return _output(np.asarray(self._time_for(eps), dtype=float), eps)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = np.asarray(self._time_for(eps), dtype=float)
+        bad = ~((out >= SCALE_MIN) & (out <= SCALE_MAX))
+        if bad.any():
+            raise ValueError(f"epsilon = {eps[bad].flat[0]:g} needs a time outside [{SCALE_MIN:g}, {SCALE_MAX:g}] "
+                             f"on this boundary (psi(1e100) = {float(self._psi(np.array(SCALE_MAX))):g}, "
+                             f"psi(1e-100) = {float(self._psi(np.array(SCALE_MIN))):g})")
+        return _output(out, eps)
 
 
 class MixtureBoundary(PrivacyBoundary):
@@ -64,8 +76,8 @@ class MixtureBoundary(PrivacyBoundary):
 
     def __init__(self, delta, rho, sensitivity=1.0):
         self.delta = in_open_interval("delta", delta, 0.0, 1.0)
-        self.rho = positive("rho", rho)
-        self.sensitivity = check_sensitivity(sensitivity)
+        self.rho = scale_param("rho", rho)
+        self.sensitivity = scale_param("sensitivity", sensitivity)
 
     def _psi(self, t):
         D, rho = self.sensitivity, self.rho
@@ -115,19 +127,26 @@ class MixtureBoundary(PrivacyBoundary):
         """The rho minimising ``time_for(epsilon)`` (bounded search over log rho)."""
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
-        D = check_sensitivity(sensitivity)
-        scale = math.log(D * D / epsilon**2)
+        D = scale_param("sensitivity", sensitivity)
+        given = {"epsilon": epsilon, "delta": delta, "sensitivity": D}
+        scale = 2 * (math.log(D) - math.log(epsilon))
+        # rho near D^2 / eps^2 (the time scale), kept inside the allowed range
+        centre = min(max(scale, math.log(SCALE_MIN) + 25), math.log(SCALE_MAX) - 25)
 
         def cost(log_rho):
-            return float(np.log(cls(delta, math.exp(log_rho), D)._time_for(np.array([epsilon]))[0]))
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                t = cls(delta, math.exp(log_rho), D)._time_for(np.array([epsilon]))[0]
+            return float(np.log(t)) if np.isfinite(t) and t > 0 else math.inf
 
-        grid = scale + np.linspace(-25, 25, 101)
+        grid = centre + np.linspace(-25, 25, 101)
         values = [cost(v) for v in grid]
         i = int(np.argmin(values))
+        if not np.isfinite(values[i]):
+            derived_scale("the time for epsilon", math.inf, **given)
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
         res = optimize.minimize_scalar(cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
         best = res.x if res.fun <= values[i] else grid[i]
-        return cls(delta, math.exp(best), D)
+        return cls(delta, derived_scale("rho", math.exp(best), **given), D)
 
     def __repr__(self):
         return f"MixtureBoundary(delta={self.delta!r}, rho={self.rho!r}, sensitivity={self.sensitivity!r})"
@@ -141,8 +160,8 @@ class LinearBoundary(PrivacyBoundary):
 
     def __init__(self, delta, a, sensitivity=1.0):
         self.delta = in_open_interval("delta", delta, 0.0, 1.0)
-        self.a = positive("a", a)
-        self.sensitivity = check_sensitivity(sensitivity)
+        self.a = scale_param("a", a)
+        self.sensitivity = scale_param("sensitivity", sensitivity)
         self.b = -math.log(self.delta) / (2 * self.a)
 
     def floor(self) -> float:
@@ -165,11 +184,11 @@ class LinearBoundary(PrivacyBoundary):
         """
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
-        D = check_sensitivity(sensitivity)
+        D = scale_param("sensitivity", sensitivity)
         c = -math.log(delta) / 2
-        # the same root without cancellation
-        a = 2 * c * epsilon / (D * (math.sqrt(4 * c * c + 2 * c * epsilon) + 2 * c))
-        return cls(delta, a, D)
+        # the same root without cancellation or overflow: eps / (D (sqrt(1 + eps / 2c) + 1))
+        a = epsilon / (math.sqrt(1 + epsilon / (2 * c)) + 1) / D
+        return cls(delta, derived_scale("a", a, epsilon=epsilon, delta=delta, sensitivity=D), D)
 
     def __repr__(self):
         return f"LinearBoundary(delta={self.delta!r}, a={self.a!r}, sensitivity={self.sensitivity!r})"
@@ -215,7 +234,9 @@ def gaussian_pdp_variance(epsilon, delta, sensitivity=1.0) -> float:
     """
     epsilon = positive("epsilon", epsilon)
     delta = in_open_interval("delta", delta, 0.0, 1.0)
-    D = check_sensitivity(sensitivity)
+    D = scale_param("sensitivity", sensitivity)
     z = -float(special.ndtri(delta))
-    u = 2 * epsilon / (math.sqrt(z * z + 2 * epsilon) + z)  # = sqrt(z^2 + 2 eps) - z, without cancellation
-    return (D / u) ** 2
+    root = math.hypot(z, math.sqrt(2 * epsilon))  # sqrt(z^2 + 2 eps) without overflow
+    u = epsilon / ((root + z) / 2) if z > 0 else root - z  # = root - z, without cancellation
+    sd = derived_scale("the standard deviation", D / u, epsilon=epsilon, delta=delta, sensitivity=D)
+    return sd * sd

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import positive, real_array, vector_value
+from ._validation import finite_result, generator, positive, real_array, vector_value
+from ._validation import scale as scale_param
 from .boundaries import PrivacyBoundary
 
 __all__ = ["BrownianMechanism", "BrownianRelease", "brownian_privacy_loss"]
@@ -208,11 +209,20 @@ class _LatentPath:
 def brownian_privacy_loss(shift, noise, time):
     """Realized privacy loss ||D||^2/(2T) + <D, B(T)>/T of releasing f(x) + B(T) (thm:bm_ploss).
 
-    ``shift`` is D = f(x) - f(x') (shape (d,) or (k, d)), ``noise`` is B(T).
+    ``shift`` is D = f(x) - f(x') (shape (d,) or (k, d)), ``noise`` is B(T) (shape (d,)), ``time`` is
+    T in [1e-100, 1e100]. A loss beyond the float range is an error naming ``shift``.
     """
-    shift = np.atleast_1d(np.asarray(shift, dtype=float))
-    noise = np.atleast_1d(np.asarray(noise, dtype=float))
-    return (np.sum(shift * shift, axis=-1) / 2 + np.sum(shift * noise, axis=-1)) / time
+    shift = np.atleast_1d(real_array("shift", shift))
+    noise = np.atleast_1d(real_array("noise", noise))
+    time = scale_param("time", time)
+    if noise.ndim != 1 or noise.size == 0:
+        raise ValueError(f"noise must be a scalar or a non-empty 1-d vector, got shape {noise.shape}")
+    if shift.ndim > 2 or shift.shape[-1] != noise.size:
+        raise ValueError(f"shift must have shape ({noise.size},) or (k, {noise.size}) to match noise, "
+                         f"got {shift.shape}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = (np.sum(shift * shift, axis=-1) / 2 + np.sum(shift * noise, axis=-1)) / time
+    return finite_result("shift", loss, "the privacy loss")
 
 
 class BrownianMechanism:
@@ -231,11 +241,13 @@ class BrownianMechanism:
 
     def __init__(self, value, *, sensitivity, boundary, rng=None):
         self.value = vector_value("value", value)
-        self.sensitivity = positive("sensitivity", sensitivity)
+        if self.value.size == 0:
+            raise ValueError("value must have at least one coordinate")
+        self.sensitivity = scale_param("sensitivity", sensitivity)
         if not isinstance(boundary, PrivacyBoundary):
             raise TypeError(f"boundary must be a PrivacyBoundary, got {type(boundary).__name__}")
         self.boundary = boundary
-        self._path = _LatentPath(self.value.size, np.random.default_rng(rng))
+        self._path = _LatentPath(self.value.size, generator(rng))
         self._history: list[BrownianRelease] = []
 
     @property
@@ -243,15 +255,19 @@ class BrownianMechanism:
         return self.value.size
 
     def release(self, time=None, *, epsilon=None) -> np.ndarray:
-        """Release value + B(time); or give ``epsilon`` and release at boundary.time_for(epsilon)."""
+        """Release value + B(time); or give ``epsilon`` and release at boundary.time_for(epsilon).
+        Times lie in [1e-100, 1e100] and decrease strictly from release to release."""
         if (time is None) == (epsilon is None):
             raise TypeError("give exactly one of time or epsilon")
         if epsilon is not None:
             time = float(self.boundary.time_for(positive("epsilon", epsilon)))
-        time = positive("time", time)
+        time = scale_param("time", time)
         if self._history and time >= self._history[-1].time:
-            previous = self._history[-1].time
-            raise ValueError(f"time must be < the previous release time {previous:g}, got {time:g}")
+            previous = self._history[-1]
+            if epsilon is not None:
+                raise ValueError(f"epsilon must be > the previous release's {previous.epsilon:g} (its time "
+                                 f"{time:g} is not below the previous time {previous.time:g}), got {epsilon:g}")
+            raise ValueError(f"time must be < the previous release time {previous.time:g}, got {time:g}")
         noise = self._path.sample(np.array([time]))[0]
         released = self.value + noise
         self._history.append(BrownianRelease(time, released, float(self.boundary.epsilon(time))))
@@ -294,9 +310,13 @@ class BrownianMechanism:
         arr = real_array("neighbor", neighbor)
         arr = np.atleast_1d(arr)
         if arr.shape[-1] != self.dim or arr.ndim > 2:
-            raise ValueError(f"neighbor must have shape ({self.dim},) or (k, {self.dim}), got {arr.shape}")
+            raise ValueError(f"neighbor must have the shape of value, ({self.dim},), or (k, {self.dim}), "
+                             f"got {arr.shape}")
         last = self._last()
-        out = brownian_privacy_loss(self.value - arr, last.value - self.value, last.time)
+        with np.errstate(over="ignore", invalid="ignore"):
+            shift = self.value - arr
+        out = brownian_privacy_loss(finite_result("neighbor", shift, "value - neighbor"), last.value - self.value,
+                                    last.time)
         return float(out) if np.ndim(out) == 0 else out
 
     def worst_neighbor_loss(self) -> float:
@@ -306,7 +326,7 @@ class BrownianMechanism:
         return D * D / (2 * last.time) + D * float(np.linalg.norm(last.value - self.value)) / last.time
 
     def path(self, times) -> np.ndarray:
-        """Noise B(t) at ``times``, shape (len(times), d), consistent with all releases.
+        """Noise B(t) at ``times`` (finite, >= 0), shape (len(times), d), consistent with all releases.
 
         The points become part of the latent path: later releases at these times return them.
         """

@@ -24,12 +24,23 @@ from scipy import special
 
 from ._arete_quadrature import _gauss_jacobi_unit, _gauss_legendre
 from ._base import NoiseDistribution
-from ._validation import in_interval, positive, positive_int, real_scalar
+from ._validation import bounded_int, in_interval, positive, real_array, real_scalar
+from ._validation import scale as scale_param
 
 __all__ = ["ShareSum", "arete_dropout", "dropout_curves", "dropout_fractions", "dropout_point", "dropout_table",
            "laplace_dropout"]
 
 _NODES = 12
+MIN_SHAPE, MAX_SHAPE = 1e-12, 1e6  # shapes of the Gamma parts
+MIN_FRACTION = 1e-6  # fractions present and Arete alphas, so that alpha * fraction >= MIN_SHAPE
+
+
+def _arete_parameters(arete):
+    """(alpha, theta, lam) of an Arete-like object, or a TypeError naming ``arete``."""
+    try:
+        return real_scalar("arete.alpha", arete.alpha), arete.theta, arete.lam
+    except AttributeError:
+        raise TypeError(f"arete must be an Arete (with alpha, theta and lam), got {type(arete).__name__}") from None
 
 
 def _log_gamma_sum_density(u, a, theta, b, lam):
@@ -77,9 +88,12 @@ class ShareSum(NoiseDistribution):
         self.a = real_scalar("a", a)
         self.b = real_scalar("b", b)
         if self.a < 0 or self.b < 0 or self.a + self.b <= 0:
-            raise ValueError("shapes a and b must be >= 0 with a + b > 0")
-        self.theta = positive("theta", theta)
-        self.lam = positive("lam", lam)
+            raise ValueError(f"shapes a and b must be >= 0 with a + b > 0, got a = {self.a:g}, b = {self.b:g}")
+        if max(self.a, self.b) > MAX_SHAPE or 0 < min(self.a, self.b) < MIN_SHAPE or self.a + self.b < MIN_SHAPE:
+            raise ValueError(f"shapes a and b must be 0 or in [{MIN_SHAPE:g}, {MAX_SHAPE:g}], "
+                             f"got a = {self.a:g}, b = {self.b:g}")
+        self.theta = scale_param("theta", theta)
+        self.lam = scale_param("lam", lam)
         self.mu = max(self.theta if self.a > 0 else 0.0, self.lam if self.b > 0 else 0.0)
 
     @property
@@ -192,7 +206,7 @@ class ShareSum(NoiseDistribution):
         return float(2 * np.sum(nodes.reshape(lo.size, -1) * dens * w * (hi - lo)[:, None]))
 
     def characteristic_function(self, s):
-        s = np.asarray(s, dtype=float)
+        s = real_array("s", s, allow_inf=True)
         return (1 + (self.theta * s) ** 2) ** (-self.a) * (1 + (self.lam * s) ** 2) ** (-self.b)
 
     def _privacy_loss(self, d):
@@ -210,24 +224,30 @@ class ShareSum(NoiseDistribution):
 
 def arete_dropout(arete, fraction) -> ShareSum:
     """Total noise when a ``fraction`` in (0, 1] of the users add their Arete share."""
+    alpha, theta, lam = _arete_parameters(arete)
+    q = _fraction(fraction)
+    return ShareSum(alpha * q, theta, q, lam)
+
+
+def _fraction(fraction) -> float:
     q = in_interval("fraction", fraction, 0.0, 1.0)
-    if q == 0:
-        raise ValueError("fraction must be in (0, 1]: with no shares there is no noise")
-    return ShareSum(arete.alpha * q, arete.theta, q, arete.lam)
+    if q < MIN_FRACTION:
+        raise ValueError(f"fraction must be in [{MIN_FRACTION:g}, 1]: with (almost) no shares there is no noise, "
+                         f"got {q:g}")
+    return q
 
 
 def laplace_dropout(scale, fraction) -> ShareSum:
     """Total noise when a ``fraction`` of the users add their share of Laplace(scale)."""
-    q = in_interval("fraction", fraction, 0.0, 1.0)
-    if q == 0:
-        raise ValueError("fraction must be in (0, 1]: with no shares there is no noise")
-    return ShareSum(0.0, positive("scale", scale), q, scale)
+    q = _fraction(fraction)
+    scale = scale_param("scale", scale)
+    return ShareSum(0.0, scale, q, scale)
 
 
 def dropout_fractions(n, fractions_present) -> np.ndarray:
     """Fractions of ``n`` users present, rounded to whole users, repeats dropped, largest first."""
-    n = positive_int("n", n)
-    fractions = np.asarray(fractions_present, dtype=float)
+    n = bounded_int("n", n, 1, 10**9)
+    fractions = real_array("fractions_present", fractions_present)
     if fractions.ndim != 1 or fractions.size == 0 or not np.all((fractions > 0) & (fractions <= 1)):
         raise ValueError("fractions_present must be a non-empty 1-D array of fractions in (0, 1]")
     return np.unique(np.clip(np.round(fractions * n), 1, n))[::-1] / n
@@ -240,13 +260,11 @@ def dropout_point(alpha, theta, lam, fraction, sensitivity=1.0, epsilon_full=Non
     shares are then Laplace shares of scale ``lam``. Plain numbers in and out, so a call can run on any
     worker."""
     alpha = real_scalar("alpha", alpha)
-    if not 0 <= alpha:
-        raise ValueError(f"alpha must be >= 0, got {alpha}")
-    theta, lam = positive("theta", theta), positive("lam", lam)
-    q = in_interval("fraction", fraction, 0.0, 1.0)
-    if q == 0:
-        raise ValueError("fraction must be in (0, 1]: with no shares there is no noise")
-    sensitivity = positive("sensitivity", sensitivity)
+    if not (alpha == 0 or MIN_FRACTION <= alpha <= MAX_SHAPE):
+        raise ValueError(f"alpha must be 0 or in [{MIN_FRACTION:g}, {MAX_SHAPE:g}], got {alpha}")
+    theta, lam = scale_param("theta", theta), scale_param("lam", lam)
+    q = _fraction(fraction)
+    sensitivity = scale_param("sensitivity", sensitivity)
     full = ShareSum(alpha, theta, 1.0, lam)
     eps_full = float(full.privacy_loss(sensitivity)) if epsilon_full is None else positive("epsilon_full",
                                                                                           epsilon_full)
@@ -259,15 +277,25 @@ def dropout_point(alpha, theta, lam, fraction, sensitivity=1.0, epsilon_full=Non
 def dropout_curves(arete, n, fractions_present, sensitivity=1.0):
     """Certified epsilon and E|Z| against the fraction of users present (rounded to whole users,
     repeats dropped), for the Arete's shares and for Laplace shares of the same full epsilon."""
+    alpha, theta, lam = _arete_parameters(arete)
     present = dropout_fractions(n, fractions_present)
-    sensitivity = positive("sensitivity", sensitivity)
+    sensitivity = scale_param("sensitivity", sensitivity)
     eps_full = float(arete.privacy_loss(sensitivity))
-    points = [dropout_point(arete.alpha, arete.theta, arete.lam, q, sensitivity, eps_full) for q in present]
+    points = [dropout_point(alpha, theta, lam, q, sensitivity, eps_full) for q in present]
     return dropout_table(present, points)
 
 
 def dropout_table(present, points) -> dict:
-    """The columns of :func:`dropout_curves` from its fractions and one :func:`dropout_point` each."""
-    columns = np.asarray(points, dtype=float).reshape(-1, 4)
-    return {"fraction": np.asarray(present, dtype=float), "arete_epsilon": columns[:, 0],
+    """The columns of :func:`dropout_curves` from its fractions and one :func:`dropout_point` each
+    (epsilons may be inf: no epsilon holds below a total shape of 1/2)."""
+    present = np.atleast_1d(real_array("present", present))
+    if present.ndim != 1 or not np.all((present > 0) & (present <= 1)):
+        raise ValueError("present must be a 1-d array of fractions in (0, 1]")
+    columns = np.atleast_2d(real_array("points", points, allow_inf=True))
+    if columns.shape != (present.size, 4):
+        raise ValueError(f"points must have one row of 4 values per fraction, shape ({present.size}, 4), "
+                         f"got {columns.shape}")
+    if (columns[:, [1, 3]] == np.inf).any() or (columns < 0).any():
+        raise ValueError("points must hold epsilons >= 0 (inf allowed) and finite E|Z| >= 0")
+    return {"fraction": present, "arete_epsilon": columns[:, 0],
             "arete_mean_abs": columns[:, 1], "laplace_epsilon": columns[:, 2], "laplace_mean_abs": columns[:, 3]}

@@ -13,7 +13,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import positive, positive_int, real_array, vector_value
+from ._validation import (
+    SCALE_MAX,
+    bounded_int,
+    derived_scale,
+    generator,
+    positive,
+    real_array,
+    sample_size,
+    vector_value,
+)
+from ._validation import scale as scale_param
+
+MAX_DIM = 10_000  # coordinates are simulated one by one
 
 __all__ = ["LaplaceNoiseReduction", "LaplaceProcess", "LaplaceRelease", "koufogiannis_chain"]
 
@@ -26,9 +38,9 @@ class LaplaceProcess:
     """
 
     def __init__(self, eta, dim=1, *, rng=None):
-        self.eta = positive("eta", eta)
-        self.dim = positive_int("dim", dim)
-        self._rng = np.random.default_rng(rng)
+        self.eta = scale_param("eta", eta)
+        self.dim = bounded_int("dim", dim, 1, MAX_DIM)
+        self._rng = generator(rng)
         self._horizon = self.eta
         self._start = self._rng.laplace(0.0, self.eta, self.dim)
         self._jump_times = [np.empty(0) for _ in range(self.dim)]
@@ -47,11 +59,13 @@ class LaplaceProcess:
         self._horizon = horizon
 
     def values(self, times) -> np.ndarray:
-        """Z at ``times`` (each >= eta), shape (len(times), dim)."""
+        """Z at ``times`` (each in [eta, 1e100]), shape (len(times), dim)."""
         arr = np.atleast_1d(real_array("times", times))
-        if (arr < self.eta).any():
-            raise ValueError(f"times must be >= eta = {self.eta:g}")
-        if arr.max() > self._horizon:
+        if arr.ndim != 1:
+            raise ValueError(f"times must be a scalar or a 1-d array, got shape {arr.shape}")
+        if (arr < self.eta).any() or (arr > SCALE_MAX).any():
+            raise ValueError(f"times must be in [eta, {SCALE_MAX:g}] = [{self.eta:g}, {SCALE_MAX:g}]")
+        if arr.size and arr.max() > self._horizon:
             self._extend(float(arr.max()))
         out = np.empty((arr.size, self.dim))
         for j in range(self.dim):
@@ -64,11 +78,12 @@ class LaplaceProcess:
 def koufogiannis_chain(times, dim=1, size=None, *, rng=None) -> np.ndarray:
     """The discrete chain on increasing ``times``: zeta_0 = 0 and zeta_n = zeta_{n-1} with
     probability (t_{n-1}/t_n)^2, else zeta_{n-1} + Lap(t_n); returns shape (size..., K, dim)."""
-    rng = np.random.default_rng(rng)
+    rng = generator(rng)
     t = np.atleast_1d(real_array("times", times))
-    if t.ndim != 1 or (t <= 0).any() or (np.diff(t) <= 0).any():
-        raise ValueError("times must be a strictly increasing 1-d array of positive numbers")
-    dim = positive_int("dim", dim)
+    if t.ndim != 1 or t.size == 0 or (t <= 0).any() or (np.diff(t) <= 0).any():
+        raise ValueError("times must be a strictly increasing non-empty 1-d array of positive numbers")
+    dim = bounded_int("dim", dim, 1, MAX_DIM)
+    size = sample_size("size", size, per_item=t.size * dim)
     shape = () if size is None else tuple(np.atleast_1d(size))
     prev = np.r_[0.0, t[:-1]]
     keep = rng.random((*shape, t.size, dim)) < (prev / t)[:, None] ** 2
@@ -93,9 +108,13 @@ class LaplaceNoiseReduction:
 
     def __init__(self, value, *, sensitivity, epsilon_max, rng=None):
         self.value = vector_value("value", value)
-        self.sensitivity = positive("sensitivity", sensitivity)
+        if not 1 <= self.value.size <= MAX_DIM:
+            raise ValueError(f"value must have 1 to {MAX_DIM} coordinates, got {self.value.size}")
+        self.sensitivity = scale_param("sensitivity", sensitivity)
         self.epsilon_max = positive("epsilon_max", epsilon_max)
-        self._process = LaplaceProcess(self.sensitivity / self.epsilon_max, self.value.size, rng=rng)
+        eta = derived_scale("eta", self.sensitivity / self.epsilon_max, sensitivity=self.sensitivity,
+                            epsilon_max=self.epsilon_max)
+        self._process = LaplaceProcess(eta, self.value.size, rng=generator(rng))
         self._history: list[LaplaceRelease] = []
 
     def release(self, epsilon) -> np.ndarray:
@@ -104,7 +123,7 @@ class LaplaceNoiseReduction:
             raise ValueError(f"epsilon must be <= epsilon_max = {self.epsilon_max:g}, got {epsilon:g}")
         if self._history and epsilon <= self._history[-1].epsilon:
             raise ValueError(f"epsilon must increase: previous {self._history[-1].epsilon:g}, got {epsilon:g}")
-        time = self.sensitivity / epsilon
+        time = derived_scale("time", self.sensitivity / epsilon, epsilon=epsilon, sensitivity=self.sensitivity)
         released = self.value + self._process.values([time])[0]
         self._history.append(LaplaceRelease(epsilon, time, released))
         return released.copy()

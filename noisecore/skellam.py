@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import positive, vector_value
+from ._validation import generator, scale, vector_value
+
+MAX_MEAN = 1e15  # rate * time: numpy's Poisson sampler stops near 9e18
 
 __all__ = ["SkellamNoiseReduction"]
 
@@ -19,14 +21,19 @@ class SkellamNoiseReduction:
 
     def __init__(self, value, *, rate=1.0, rng=None):
         self.value = vector_value("value", value)
-        self.rate = positive("rate", rate)
-        self._rng = np.random.default_rng(rng)
+        if self.value.size == 0:
+            raise ValueError("value must have at least one coordinate")
+        self.rate = scale("rate", rate)
+        self._rng = generator(rng)
         self._time = None
         self._counts = None  # shape (2, d): P1(t), P2(t)
         self.times: list[float] = []
 
     def release(self, time) -> np.ndarray:
-        time = positive("time", time)
+        """value + X_time; times decrease strictly, rate * time is at most 1e15."""
+        time = scale("time", time)
+        if self.rate * time > MAX_MEAN:
+            raise ValueError(f"rate * time must be <= {MAX_MEAN:g}, got time {time:g} with rate {self.rate:g}")
         if self._time is None:
             self._counts = self._rng.poisson(self.rate * time, (2, self.value.size))
         elif time >= self._time:
