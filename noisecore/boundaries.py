@@ -23,12 +23,12 @@ __all__ = ["LinearBoundary", "MixtureBoundary", "PrivacyBoundary", "gaussian_pdp
 
 
 def _positive_times(name, value):
-    """Times in [1e-100, inf] (inf: the limit as t grows)."""
+    """Times in [1e-100, 1e100], or inf (the limit as t grows)."""
     arr = real_array(name, value, allow_inf=True)
     if (arr <= 0).any():
         raise ValueError(f"{name} must be > 0")
-    if (arr < SCALE_MIN).any():
-        raise ValueError(f"{name} must be >= {SCALE_MIN:g} (or inf), got {arr.min():g}")
+    if ((arr < SCALE_MIN) | ((arr > SCALE_MAX) & ~np.isinf(arr))).any():
+        raise ValueError(f"{name} must be in [{SCALE_MIN:g}, {SCALE_MAX:g}] or inf")
     return arr
 
 
@@ -37,6 +37,7 @@ class PrivacyBoundary(Immutable):
 
     delta: float
     sensitivity: float
+    _floor_note = ""
 
     def epsilon(self, t):
         """Boundary value psi(t): the ex-post epsilon of releasing at time (variance) t."""
@@ -56,7 +57,8 @@ class PrivacyBoundary(Immutable):
         eps = real_array("epsilon", epsilon)
         if (eps <= self.floor()).any():
             raise ValueError(
-                f"epsilon must be > {self.floor():g} (this boundary's limit as t -> infinity), got {eps.min():g}"
+                f"epsilon must be > {self.floor():g} (this boundary's limit as t -> infinity{self._floor_note}), "
+                f"got {eps.min():g}"
             )
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             out = np.asarray(self._time_for(eps), dtype=float)
@@ -164,6 +166,8 @@ class LinearBoundary(PrivacyBoundary):
         self.sensitivity = scale_param("sensitivity", sensitivity)
         self.b = -math.log(self.delta) / (2 * self.a)
 
+    _floor_note = " = sensitivity * a"
+
     def floor(self) -> float:
         return self.sensitivity * self.a
 
@@ -238,5 +242,6 @@ def gaussian_pdp_variance(epsilon, delta, sensitivity=1.0) -> float:
     z = -float(special.ndtri(delta))
     root = math.hypot(z, math.sqrt(2 * epsilon))  # sqrt(z^2 + 2 eps) without overflow
     u = epsilon / ((root + z) / 2) if z > 0 else root - z  # = root - z, without cancellation
-    sd = derived_scale("the standard deviation", D / u, epsilon=epsilon, delta=delta, sensitivity=D)
+    sd = derived_scale("the standard deviation", D / u if u > 0 else math.inf, epsilon=epsilon, delta=delta,
+                       sensitivity=D)
     return sd * sd

@@ -315,8 +315,11 @@ class BrownianMechanism:
         last = self._last()
         with np.errstate(over="ignore", invalid="ignore"):
             shift = self.value - arr
-        out = brownian_privacy_loss(finite_result("neighbor", shift, "value - neighbor"), last.value - self.value,
-                                    last.time)
+        finite_result("neighbor", shift, "value - neighbor")
+        try:
+            out = brownian_privacy_loss(shift, last.value - self.value, last.time)
+        except ValueError as exc:
+            raise ValueError(f"neighbor is too far from value: {exc}") from None
         return float(out) if np.ndim(out) == 0 else out
 
     def worst_neighbor_loss(self) -> float:

@@ -293,7 +293,7 @@ def dropout_table(present, points) -> dict:
         raise ValueError("present must be a 1-d array of fractions in (0, 1]")
     columns = np.atleast_2d(real_array("points", points, allow_inf=True))
     if columns.shape != (present.size, 4):
-        raise ValueError(f"points must have one row of 4 values per fraction, shape ({present.size}, 4), "
+        raise ValueError(f"points must have one row of 4 values per fraction in present, shape ({present.size}, 4), "
                          f"got {columns.shape}")
     if (columns[:, [1, 3]] == np.inf).any() or (columns < 0).any():
         raise ValueError("points must hold epsilons >= 0 (inf allowed) and finite E|Z| >= 0")

@@ -80,8 +80,8 @@ def koufogiannis_chain(times, dim=1, size=None, *, rng=None) -> np.ndarray:
     probability (t_{n-1}/t_n)^2, else zeta_{n-1} + Lap(t_n); returns shape (size..., K, dim)."""
     rng = generator(rng)
     t = np.atleast_1d(real_array("times", times))
-    if t.ndim != 1 or t.size == 0 or (t <= 0).any() or (np.diff(t) <= 0).any():
-        raise ValueError("times must be a strictly increasing non-empty 1-d array of positive numbers")
+    if t.ndim != 1 or t.size == 0 or (t <= 0).any() or (np.diff(t) <= 0).any() or t[-1] > SCALE_MAX:
+        raise ValueError(f"times must be a strictly increasing non-empty 1-d array of numbers in (0, {SCALE_MAX:g}]")
     dim = bounded_int("dim", dim, 1, MAX_DIM)
     size = sample_size("size", size, per_item=t.size * dim)
     shape = () if size is None else tuple(np.atleast_1d(size))

@@ -148,7 +148,7 @@ def rat_utility_margin(epsilons, sensitivity, gamma, weights=None) -> np.ndarray
     if p.shape != eps.shape or (p <= 0).any() or p.sum() > 1 + 1e-12:
         raise ValueError("weights must be positive, one per round, summing to at most 1")
     with np.errstate(over="ignore"):
-        margin = 4 * D / eps * (math.log(2 / gamma) - np.log(p))
+        margin = 4 * D / eps * (math.log(2) - math.log(gamma) - np.log(p))
     return finite_result("epsilons", margin, "the margin 4 sensitivity / epsilons (...)")
 
 
