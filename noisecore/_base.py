@@ -9,6 +9,11 @@ import numpy as np
 from ._validation import generator, positive, real_array, sample_size
 
 
+def _far_tail():
+    """Far-tail arithmetic may overflow to +-inf on purpose (a log density of -inf, a survival of 0)."""
+    return np.errstate(over="ignore", under="ignore")
+
+
 def _output(arr: np.ndarray, like: np.ndarray):
     """Return a Python-style scalar for 0-d input, an array otherwise (as scipy does)."""
     return arr[()] if like.ndim == 0 else arr
@@ -59,22 +64,26 @@ class NoiseDistribution(Immutable):
     def logpdf(self, x):
         """Log density at ``x`` (vectorised)."""
         arr = real_array("x", x, allow_inf=True)
-        return _output(self._logpdf(arr), arr)
+        with _far_tail():
+            return _output(self._logpdf(arr), arr)
 
     def pdf(self, x):
         """Density at ``x`` (vectorised)."""
         arr = real_array("x", x, allow_inf=True)
-        return _output(np.exp(self._logpdf(arr)), arr)
+        with _far_tail():
+            return _output(np.exp(self._logpdf(arr)), arr)
 
     def sf(self, x):
         """Survival function P(Z > x), computed directly (accurate in the upper tail)."""
         arr = real_array("x", x, allow_inf=True)
-        return _output(self._sf(arr), arr)
+        with _far_tail():
+            return _output(self._sf(arr), arr)
 
     def cdf(self, x):
         """Cumulative distribution P(Z <= x) = sf(-x) by symmetry."""
         arr = real_array("x", x, allow_inf=True)
-        return _output(self._sf(-arr), arr)
+        with _far_tail():
+            return _output(self._sf(-arr), arr)
 
     def ppf(self, q):
         """Quantile function: the x with cdf(x) = q, for q in [0, 1]."""
@@ -132,7 +141,8 @@ class NoiseDistribution(Immutable):
         """
         arr = real_array("distance", distance)
         arr = np.abs(arr)
-        out = np.asarray(self._privacy_loss(arr), dtype=float)
+        with _far_tail():
+            out = np.asarray(self._privacy_loss(arr), dtype=float)
         if self._finite_loss and np.isinf(out).any():
             raise ValueError(f"distance is too large for this noise: the privacy loss at {arr.max():g} "
                              "is beyond the float range")

@@ -76,11 +76,12 @@ class Gaussian(NoiseDistribution):
     def _log_delta(epsilon, sigma, sensitivity):
         """log delta(eps), delta = Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D), cancellation-free."""
         ratio = sensitivity / sigma
-        u1 = ratio / 2 - epsilon / ratio
-        u2 = -ratio / 2 - epsilon / ratio
-        log_first = special.log_ndtr(u1)
-        log_second = epsilon + special.log_ndtr(u2)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(over="ignore"):
+            u1 = ratio / 2 - epsilon / ratio
+            u2 = -ratio / 2 - epsilon / ratio
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            log_first = special.log_ndtr(u1)
+            log_second = epsilon + special.log_ndtr(u2)
             out = log_first + np.log(np.maximum(-np.expm1(log_second - log_first), 0.0))
         return np.where(np.isneginf(log_first), -np.inf, out)
 
