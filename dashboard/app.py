@@ -118,6 +118,13 @@ class NoiseLab(pn.viewable.Viewer):
         for source in sources:
             Callback.registry.pop(source, None)
 
+    def end_session(self):
+        """The browser tab has closed: drop queued work nobody else waits for, and free the session."""
+        for view in self._views:
+            if view is not None:
+                view.cancel_all()
+        self.release_browser_callbacks()
+
     def _activate(self, index):
         self._view(index)
         for i, view in enumerate(self._views):
@@ -167,9 +174,22 @@ class NoiseLab(pn.viewable.Viewer):
 
 def warm_up(pool: ComputePool) -> int:
     """Start what a class asks for first on the pool, so those clicks answer at once: the dropout curves
-    of the tour's and the presets' noise settings, and the RAT study at the defaults and at the presets
-    on its tab. Returns the number of computations started."""
+    of the tour's and the presets' noise settings, the RAT study at the defaults and at the presets on its
+    tab, and the experiments tab's default run. Returns the number of computations started (the
+    experiment's chunks, started when its task is ready, counted as one)."""
     table = frontier.load()
+    # first the experiments tab's first screen: the default task, then its quick run's chunks (the same
+    # calls the view makes, so a session joins them rather than computing them again)
+    config, spec = ExperimentSettings(), ExperimentSpec()
+
+    def run_chunks(prepared_future):
+        if prepared_future.exception() is None:
+            task, target = prepared_future.result().task, prepared_future.result().suggested_target
+            for call in chunk_calls(task, level_grid(*config.levels, config.count), trials=config.trials,
+                                    seed=spec.seed, target=target, delta=Settings().delta):
+                pool.future(call.func, *call.args, **call.keywords)
+
+    pool.future(prepare, spec).add_done_callback(run_chunks)
     started = 0
     scenarios = [{}] + [step.settings for step in TOUR if step.tab >= 2]
     scenarios += [preset for tab, preset in PRESETS.values() if tab >= 2]
@@ -182,17 +202,7 @@ def warm_up(pool: ComputePool) -> int:
         for call in [*calls, study]:
             pool.future(call.func, *call.args, **call.keywords)
             started += 1
-    pool.future(_warm_experiment)
     return started + 1
-
-
-def _warm_experiment():
-    """The experiments tab's first screen: the default task prepared and its quick run's chunks stored."""
-    config, spec = ExperimentSettings(), ExperimentSpec()
-    prepared = prepare(spec)
-    for call in chunk_calls(prepared.task, level_grid(*config.levels, config.count), trials=config.trials,
-                            seed=spec.seed, target=prepared.suggested_target, delta=Settings().delta):
-        call()
 
 
 def _warmed(pool: ComputePool) -> ComputePool:
@@ -264,7 +274,7 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
     doc = pn.state.curdoc
     if doc is not None and doc.session_context is not None:
         doc.js_on_event("document_ready", CustomJS(code=ON_LOAD_JS))
-        doc.on_session_destroyed(lambda _context: lab.release_browser_callbacks())
+        doc.on_session_destroyed(lambda _context: lab.end_session())
         # with several server processes a page's websocket may reach another process, which then builds
         # the session without rendering the page: Panel's style sheets must still come from this server
         doc._template_variables.setdefault("dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path

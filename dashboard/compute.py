@@ -79,12 +79,29 @@ class ComputePool:
             found = self._results.get(key)
             if found is not None and not (found.done() and (found.cancelled() or found.exception() is not None)):
                 self._results.move_to_end(key)
+                found._noiselab_waiters = getattr(found, "_noiselab_waiters", 0) + 1
                 return found
             future = self._submit(func, args, kwargs)
+            future._noiselab_waiters = 1
             self._results[key] = future
             while len(self._results) > self.max_results:
                 self._results.popitem(last=False)
             return future
+
+    def release(self, future) -> bool:
+        """One caller of :meth:`future` no longer needs ``future``. When no caller does and it has not
+        started, it is cancelled (on a Dask cluster: its task is cancelled), so a cancelled request
+        leaves no queue behind; a request made again later is computed afresh. Returns True if cancelled."""
+        with self._lock:
+            waiting = getattr(future, "_noiselab_waiters", 0) - 1
+            future._noiselab_waiters = max(waiting, 0)
+            if waiting > 0 or future.done():
+                return False
+        remote = getattr(future, "_noiselab_remote", None)
+        if remote is not None:
+            remote.cancel()
+            return True
+        return future.cancel()
 
     async def run(self, func, /, *args, **kwargs):
         """Await ``func(*args, **kwargs)`` from the event loop."""

@@ -118,6 +118,7 @@ class BaseView(pn.viewable.Viewer):
         self._pending = {}
         self._latest = {}
         self._tasks = set()
+        self._jobs = {}  # name -> the pool futures of the request on screen
         self.figures = []
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.headline = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10),
@@ -202,6 +203,7 @@ class BaseView(pn.viewable.Viewer):
             return self.guarded(lambda: apply([call() for call in calls]))
         token = object()
         self._latest[name] = token
+        self._release(name)  # a superseded request's queued work is dropped unless others wait for it
         self._busy[name] = (busy, progress)
         if busy is not None:
             busy.loading = True
@@ -231,10 +233,14 @@ class BaseView(pn.viewable.Viewer):
                 progress.value = done
 
         async def run():
+            if not current():
+                return  # cancelled before it started
             pool = self.pool
             try:
                 if pool is not None:
-                    futures = [asyncio.wrap_future(pool.future(c.func, *c.args, **c.keywords)) for c in calls]
+                    raw = [pool.future(c.func, *c.args, **c.keywords) for c in calls]
+                    self._jobs[name] = (token, raw)
+                    futures = [asyncio.wrap_future(f) for f in raw]
                 else:
                     futures = [asyncio.ensure_future(asyncio.to_thread(c)) for c in calls]
                 for done, _ in enumerate(asyncio.as_completed(futures), start=1):
@@ -244,6 +250,8 @@ class BaseView(pn.viewable.Viewer):
                 results, failure = [f.result() for f in futures], None
             except Exception as exc:  # shown as a plain message, like any other failed update
                 results, failure = None, exc
+            if self._jobs.get(name, (None,))[0] is token:
+                self._release(name)
             if doc.session_context is None:
                 return  # the tab closed meanwhile: its models are gone (and Panel's shared
                 # stylesheets must not be re-pointed from a dead document)
@@ -256,12 +264,25 @@ class BaseView(pn.viewable.Viewer):
         return True
 
     def cancel(self, name):
-        """Stop waiting for a computation: its result, when it comes, is not shown (a shared
-        computation other sessions wait for carries on for them)."""
+        """Stop waiting for a computation: its result, when it comes, is not shown; parts not started
+        are cancelled unless another session waits for them."""
         if self._latest.pop(name, None) is not None:
+            self._release(name)
             self._end_busy(name)
             return True
         return False
+
+    def cancel_all(self):
+        """Cancel every computation this view waits for (its session has ended)."""
+        for name in list(self._latest):
+            self.cancel(name)
+
+    def _release(self, name):
+        """Tell the pool this view no longer waits for a request's futures (queued ones nobody else
+        waits for are cancelled)."""
+        _, futures = self._jobs.pop(name, (None, ()))
+        for future in futures:
+            self.pool.release(future)
 
     def running(self, name) -> bool:
         return name in self._busy
@@ -289,7 +310,7 @@ class BaseView(pn.viewable.Viewer):
         except (ValueError, TypeError) as exc:  # validation messages name the parameter and its range
             log.info("%s: setting rejected: %s", self.title, exc)
             self._failures += 1
-            self._show_alert(f"This setting cannot be shown: {exc}. The previous result is kept.")
+            self._show_alert(self.rejected_text(exc))
             return False
         except Exception:
             log.exception("%s update failed", self.title)
@@ -300,6 +321,9 @@ class BaseView(pn.viewable.Viewer):
         if self._failures == failures:
             self.alert.visible = False
         return True
+
+    def rejected_text(self, exc) -> str:
+        return f"This setting cannot be shown: {exc}. The previous result is kept."
 
     def _show_alert(self, text):
         self.alert.object = text

@@ -114,6 +114,9 @@ class ExperimentsView(BaseView):
         self.cancel_button.on_click(lambda _event: self.stop())
         self.schedule(self.start)
 
+    def rejected_text(self, exc) -> str:
+        return f"This cannot be run: {exc}. Your settings and the last result are kept."
+
     # --- inputs --------------------------------------------------------------------------------
     def _on_source(self, event):
         self.config.source = event.new

@@ -295,6 +295,8 @@ def test_warm_up_starts_what_the_tour_asks_for():
     """The server starts the tour's dropout curves and the RAT study at start-up; a session's later
     request for the same settings joins those computations (same future) instead of repeating them."""
     from dashboard.app import warm_up
+    from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
+    from dashboard.models import ExperimentSettings
     from dashboard.tour import TOUR
     from dashboard.views.noise import comparison_for, dropout_calls
     from noisecore import frontier
@@ -309,6 +311,15 @@ def test_warm_up_starts_what_the_tour_asks_for():
         futures = [pool.future(c.func, *c.args, **c.keywords) for c in calls]
         assert pool.cached_count() == started  # nothing new was started
         assert all(f.result(timeout=300)[0] >= 6.0 - 1e-6 for f in futures)  # fewer shares: more loss
+        # the experiments tab's first screen: its chunks are started once the task is ready
+        config, spec = ExperimentSettings(), ExperimentSpec()
+        prepared = pool.future(prepare, spec).result(timeout=300)
+        calls = chunk_calls(prepared.task, level_grid(*config.levels, config.count), trials=config.trials,
+                            seed=0, target=prepared.suggested_target, delta=settings.delta)
+        stored = pool.cached_count()
+        futures = [pool.future(c.func, *c.args, **c.keywords) for c in calls]
+        assert pool.cached_count() == stored  # the view's calls join the warm-up's
+        assert all(f.result(timeout=300).train_bm.shape == (25, config.count) for f in futures)
     finally:
         pool.close()
 
@@ -321,3 +332,29 @@ def test_closing_the_pool_cancels_what_has_not_started():
     pool.close()
     assert all(f.cancelled() for f in queued)
     assert running.result(timeout=5) is None  # the one already running finishes
+
+
+def _wait_for(event_name, events):
+    return events[event_name].wait(30)
+
+
+def test_release_cancels_queued_work_nobody_waits_for():
+    import threading
+
+    events = {"go": threading.Event()}
+    pool = ComputePool(threads=1)
+    try:
+        blocker = pool.future(_wait_for, "go", events)  # occupies the only worker thread
+        queued = pool.future(math.factorial, 20)
+        shared = pool.future(math.factorial, 21)
+        assert pool.future(math.factorial, 21) is shared  # a second session joins it
+        assert pool.release(queued) is True and queued.cancelled()
+        assert pool.release(shared) is False and not shared.cancelled()  # the other session still waits
+        events["go"].set()
+        assert blocker.result(timeout=30) is True
+        assert shared.result(timeout=30) == math.factorial(21)
+        assert pool.release(blocker) is False  # done: nothing to cancel
+        again = pool.future(math.factorial, 20)  # asked again later: computed afresh
+        assert again is not queued and again.result(timeout=30) == math.factorial(20)
+    finally:
+        pool.close()

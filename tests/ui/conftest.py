@@ -11,11 +11,11 @@ import pytest
 from tests.conftest import free_port
 
 
-def _wait_http(url, timeout=60):
+def _wait_http(url, timeout=120):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(url, timeout=5) as resp:
+            with urllib.request.urlopen(url, timeout=30) as resp:  # a busy machine builds a page slowly
                 if resp.status == 200:
                     return
         except OSError:

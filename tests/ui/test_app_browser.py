@@ -316,3 +316,47 @@ def test_closing_a_tab_mid_computation_and_cancel(browser, server_url):
     page.wait_for_timeout(8_000)  # longer than the computation: its result must not be shown
     assert page.get_by_text("the Arete's worst-case epsilon grows", exact=False).count() == 0
     page.close()
+
+
+def experiment_curve_length(page):
+    return page.evaluate("() => Bokeh.documents[0].get_model_by_name('experiment-bm').data.x.length")
+
+
+def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url, tmp_path):
+    page = watched_page
+    page.goto(server_url)
+    wait_for_app(page)
+    page.get_by_text("Experiments", exact=True).first.click()
+    page.wait_for_function("() => { const m = Bokeh.documents[0].get_model_by_name('experiment-bm');"
+                           " return m && m.data.x.length === 30; }", timeout=120_000)  # the default run
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,label\n1,2,0\n3,oops,1\n")
+    page.locator("input[type=file]").set_input_files(str(bad))
+    expect(page.get_by_text("bad.csv, line 3, column 'b': 'oops' is not a number")).to_be_visible(timeout=30_000)
+
+    rows = ["x1,x2,label"] + [f"{(i % 7) / 7:.3f},{((i * 3) % 11) / 11 - 0.5 + (i % 2):.3f},{i % 2}"
+                              for i in range(200)]
+    good = tmp_path / "two_classes.csv"
+    good.write_text("\n".join(rows) + "\n")
+    page.locator("input[type=file]").set_input_files(str(good))
+    expect(page.get_by_text("Choose the target column and the task")).to_be_visible(timeout=30_000)
+    page.get_by_role("button", name="Run").click()
+    expect(page.get_by_text("two_classes.csv, predicting 'label'")).to_be_visible(timeout=120_000)
+    assert experiment_curve_length(page) == 30
+    boxes = page.evaluate("() => Bokeh.documents[0].get_model_by_name('experiment-box').data.y.length")
+    assert boxes >= 6
+    first = bokeh_value(page, "experiment-bm", "y", 0)
+
+    # a long run (ridge on paper-sized synthetic data, 1,000 trials) is cancelled: the last result stays
+    page.locator("select").filter(has_text="uploaded CSV file").select_option(label="synthetic (shaped like paper "
+                                                                                   "A's data)")
+    page.get_by_text("ridge", exact=True).click()
+    page.locator("select").filter(has_text="1000").select_option(label="1000")
+    page.get_by_role("button", name="Run").click()
+    expect(page.locator(".bk-panel-models-widgets-Progress, progress").first).to_be_visible(timeout=30_000)
+    page.get_by_role("button", name="Cancel").click()
+    expect(page.get_by_text("Cancelled; the previous result is kept.")).to_be_visible(timeout=10_000)
+    expect(page.get_by_role("button", name="Run")).to_be_enabled()
+    page.wait_for_timeout(1000)
+    assert bokeh_value(page, "experiment-bm", "y", 0) == first
+    assert page.problems == []
