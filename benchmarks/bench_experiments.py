@@ -1,12 +1,16 @@
-"""Paper-scale logistic trade-off experiment: vectorised vs a plain per-trial loop, in one run.
+"""Paper A's experiments: speed of the vectorised, chunked runs against baselines measured in the same run.
 
-Both do the same work: 1,000 trials x 60 privacy levels x 2 mechanisms (Brownian mechanism
-rewound through the levels; Laplace noise reduction), each released parameter's loss on
-n = 10,000 rows (d = 38) with the same loss kernel. The loop uses the public mechanism
-classes one release at a time.
+1. Logistic trade-off at paper scale (1,000 trials x 60 levels x 2 mechanisms, n = 10,000, d = 38):
+   the vectorised run against a plain per-trial loop over the public mechanism classes, repeated
+   (``--repeats``) because the ratio moves with the machine's load.
+2. Ridge trade-off at paper scale (d = 77, so 120,000 eigendecompositions of 77 x 77 matrices):
+   the same chunked code with BLAS's default threads in one process (the baseline: how it ran
+   before), then with BLAS on one thread, then split over 2 worker processes (joblib), each with
+   one BLAS thread. All three give the same numbers (one seed per chunk).
+3. The explorer's quick setting: 100 trials of the logistic task with 30 levels and the stopping
+   rules, task preparation included.
 
-Run: python benchmarks/bench_experiments.py [--loop-trials N]   (N < 1000 times part of the
-loop and scales it linearly; the printout says so)
+Run: python benchmarks/bench_experiments.py [--repeats 3] [--loop-trials 100] [--skip-ridge]
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from dashboard.compute import process_mapper
+from dashboard.explorer import ExperimentSpec, level_grid, prepare
 from noisecore import BrownianMechanism, LaplaceNoiseReduction, LinearBoundary
-from noisecore.experiments import default_epsilons, default_task, tradeoff_experiment
+from noisecore.experiments import default_epsilons, default_task, run_experiment, tradeoff_experiment
 
 
 def loop(task, eps, trials, seed=0):
@@ -38,34 +44,71 @@ def loop(task, eps, trials, seed=0):
     return bm.mean(axis=0), lnr.mean(axis=0)
 
 
+def timed(func):
+    start = time.perf_counter()
+    out = func()
+    return time.perf_counter() - start, out
+
+
+def logistic(args):
+    task = default_task("logistic")
+    eps = default_epsilons(60)
+    print(f"1. logistic trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, n = {task.n:,}, "
+          f"d = {task.d}")
+    ratios = []
+    for repeat in range(args.repeats):
+        t_vec, result = timed(lambda r=repeat: tradeoff_experiment(task, eps, trials=args.trials, rng=r))
+        t_loop, (bm, _) = timed(lambda r=repeat: loop(task, eps, args.loop_trials, seed=r))
+        t_loop *= args.trials / args.loop_trials
+        ratios.append(t_loop / t_vec)
+        print(f"   run {repeat + 1}: vectorised {t_vec:6.2f} s, per-trial loop {t_loop:7.2f} s (timed on "
+              f"{args.loop_trials} trials, scaled) -> {t_loop / t_vec:5.1f}x")
+        half = float(np.max(result.bm_high - result.bm_mean))
+        gap = float(np.max(np.abs(bm - result.bm_mean)))
+        print(f"          mean curves agree within the bands (same law, other draws): max |diff| {gap:.1e}, "
+              f"{args.loop_trials}-trial loop band ~{half * np.sqrt(args.trials / args.loop_trials):.1e}")
+    print(f"   speed-up over {args.repeats} runs: {min(ratios):.1f}x - {max(ratios):.1f}x")
+
+
+def ridge(args):
+    task = default_task("ridge")
+    eps = default_epsilons(60)
+    print(f"2. ridge trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, d = {task.d} "
+          f"({args.trials * eps.size * 2:,} eigendecompositions of {task.d} x {task.d})")
+    t_base, base = timed(lambda: run_experiment(task, eps, trials=args.trials, rng=0))
+    print(f"   baseline (BLAS default threads, 1 process): {t_base:6.1f} s")
+    t_one, one = timed(lambda: run_experiment(task, eps, trials=args.trials, rng=0, mapper=process_mapper(1)))
+    print(f"   BLAS on one thread, 1 process:              {t_one:6.1f} s   ({t_base / t_one:4.2f}x)")
+    t_two, two = timed(lambda: run_experiment(task, eps, trials=args.trials, rng=0, mapper=process_mapper(2)))
+    print(f"   BLAS on one thread, 2 worker processes:     {t_two:6.1f} s   ({t_base / t_two:4.2f}x)")
+    gap = max(np.max(np.abs(r.tradeoff.bm_mean - base.tradeoff.bm_mean) / base.tradeoff.bm_mean) for r in (one, two))
+    print(f"   same numbers: largest relative difference of the mean curves {gap:.1e} (BLAS rounding)")
+
+
+def quick():
+    levels = level_grid(0.16, 5.0, 30)
+    times = []
+    for seed in range(3):
+        def run(seed=seed):
+            prepared = prepare(ExperimentSpec(seed=seed))
+            return run_experiment(prepared.task, levels, target=prepared.suggested_target, trials=100, rng=seed,
+                                  mapper=process_mapper(1))
+        times.append(timed(run)[0])
+    print(f"3. explorer quick setting (logistic, 100 trials, 30 levels, stopping rules, preparation included): "
+          f"{min(times):.2f} - {max(times):.2f} s over 3 seeds")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=1000)
-    parser.add_argument("--levels", type=int, default=60)
-    parser.add_argument("--loop-trials", type=int, default=None)
+    parser.add_argument("--loop-trials", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--skip-ridge", action="store_true")
     args = parser.parse_args(argv)
-    task = default_task("logistic")
-    eps = default_epsilons(args.levels)
-
-    start = time.perf_counter()
-    result = tradeoff_experiment(task, eps, trials=args.trials, rng=0)
-    t_vec = time.perf_counter() - start
-
-    loop_trials = args.loop_trials or args.trials
-    start = time.perf_counter()
-    bm_loop, lnr_loop = loop(task, eps, loop_trials)
-    t_loop = (time.perf_counter() - start) * args.trials / loop_trials
-
-    print(f"logistic trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, n = {task.n}, d = {task.d}")
-    print(f"  vectorised:        {t_vec:7.2f} s")
-    scaled = "" if loop_trials == args.trials else f" (timed on {loop_trials} trials, scaled linearly)"
-    print(f"  per-trial loop:    {t_loop:7.2f} s{scaled}")
-    print(f"  speed-up:          {t_loop / t_vec:7.1f}x")
-    if loop_trials == args.trials:
-        gap_bm = np.max(np.abs(result.bm_mean - bm_loop))
-        gap_lnr = np.max(np.abs(result.lnr_mean - lnr_loop))
-        print(f"  mean curves agree (different random streams, same law): max |diff| BM {gap_bm:.2e}, "
-              f"LNR {gap_lnr:.2e}; 95% band half-width {np.max(result.bm_high - result.bm_mean):.2e}")
+    logistic(args)
+    if not args.skip_ridge:
+        ridge(args)
+    quick()
 
 
 if __name__ == "__main__":
