@@ -31,7 +31,10 @@ __all__ = ["ShareSum", "arete_dropout", "dropout_curves", "dropout_fractions", "
            "laplace_dropout"]
 
 _NODES = 12
-MIN_SHAPE, MAX_SHAPE = 1e-12, 1e6  # shapes of the Gamma parts
+MIN_SHAPE, MAX_SHAPE = 1e-12, 4.0  # shapes of the Gamma parts (the quadrature reaches 40 mu)
+MIN_SCALE_RATIO = 1e-16  # min(theta, lam) / max(theta, lam), as for the Arete
+REACH = 1e6  # |x| / mu beyond which the density is not evaluated (the tail is below 1e-400000 there)
+MIN_DISTANCE, MAX_DISTANCE = 0.01, 1e4  # distance / mu for the privacy loss (its grid has ~10 mu / distance points)
 MIN_FRACTION = 1e-6  # fractions present and Arete alphas, so that alpha * fraction >= MIN_SHAPE
 
 
@@ -52,14 +55,39 @@ def _log_gamma_sum_density(u, a, theta, b, lam):
     else:
         shape, slow, gap = b, r1, r2 - r1
     log_norm = special.gammaln(c) + a * math.log(theta) + b * math.log(lam)
-    return (c - 1) * np.log(u) - slow * u + np.log(special.hyp1f1(shape, c, -gap * u)) - log_norm
+    return (c - 1) * np.log(u) - slow * u + _log_hyp1f1_negative(shape, c, gap * u) - log_norm
+
+
+def _log_hyp1f1_negative(a, c, z):
+    """log 1F1(a; c; -z) for z >= 0, 0 < a < c. Where scipy's value underflows (z large), the
+    asymptotic series Gamma(c)/Gamma(c-a) z^-a sum_s (a)_s (a-c+1)_s / s! z^-s (DLMF 13.7.2)."""
+    z = np.asarray(z, dtype=float)
+    value = special.hyp1f1(a, c, -z)
+    ok = (value > 0) & np.isfinite(value)
+    out = np.empty(z.shape)
+    out[ok] = np.log(value[ok])
+    if not ok.all():
+        zb = z[~ok]
+        term, total = np.ones(zb.shape), np.ones(zb.shape)
+        for k in range(4):
+            term = term * (a + k) * (a - c + 1 + k) / ((k + 1) * zb)
+            total = total + term
+        out[~ok] = special.gammaln(c) - special.gammaln(c - a) - a * np.log(zb) + np.log(total)
+    return out
 
 
 def _log_gg_density(x, s, scale):
     """log density of Gamma(s, scale) - Gamma(s, scale) at |x| > 0 (Bessel-K form)."""
     nu = s - 0.5
     z = np.abs(x) / scale
-    return (nu * np.log(z) + np.log(special.kve(nu, z)) - z - math.log(scale) - 0.5 * math.log(math.pi)
+    with np.errstate(over="ignore"):
+        log_k = np.log(special.kve(nu, z))
+    tiny = ~np.isfinite(log_k)
+    if tiny.any():  # K_nu(z) overflows only for z -> 0: its leading term there
+        zt = z[tiny]
+        log_k[tiny] = (special.gammaln(abs(nu)) - math.log(2.0) + abs(nu) * np.log(2 / zt) if nu != 0
+                       else np.log(-np.log(zt / 2) - np.euler_gamma))
+    return (nu * np.log(z) + log_k - z - math.log(scale) - 0.5 * math.log(math.pi)
             - special.gammaln(s) - nu * math.log(2.0))
 
 
@@ -94,6 +122,9 @@ class ShareSum(NoiseDistribution):
                              f"got a = {self.a:g}, b = {self.b:g}")
         self.theta = scale_param("theta", theta)
         self.lam = scale_param("lam", lam)
+        if self.a > 0 and self.b > 0 and min(self.theta, self.lam) < MIN_SCALE_RATIO * max(self.theta, self.lam):
+            raise ValueError(f"theta / lam must be in [{MIN_SCALE_RATIO:g}, {1 / MIN_SCALE_RATIO:g}], "
+                             f"got theta = {self.theta:g}, lam = {self.lam:g}")
         self.mu = max(self.theta if self.a > 0 else 0.0, self.lam if self.b > 0 else 0.0)
 
     @property
@@ -105,7 +136,14 @@ class ShareSum(NoiseDistribution):
         """Whether the density is finite at 0 (total shape above 1/2)."""
         return self.total_shape > 0.5
 
+    def _check_reach(self, x):
+        far = np.isfinite(x) & (np.abs(x) > REACH * self.mu)
+        if far.any():
+            raise ValueError(f"x must be within +-{REACH:g} mu = +-{REACH * self.mu:g} (or +-inf) for this noise, "
+                             f"got {np.abs(x[far]).max():g}")
+
     def _logpdf(self, x):
+        self._check_reach(np.asarray(x, dtype=float))
         flat = np.abs(np.asarray(x, dtype=float)).ravel()
         out = np.full(flat.shape, -np.inf)
         finite = np.isfinite(flat)
@@ -166,13 +204,14 @@ class ShareSum(NoiseDistribution):
     def _sf(self, x):
         """P(Z > x) by Gauss-Legendre on geometric pieces of the density (plotting accuracy, ~1e-8)."""
         x = np.asarray(x, dtype=float)
+        self._check_reach(x)
         mag = np.abs(x).ravel()
         y, w = _gauss_legendre(_NODES)
         end = 40 * self.mu
         out = np.empty(mag.shape)
         for i, v in enumerate(mag):
-            if not np.isfinite(v):
-                out[i] = 0.0
+            if not np.isfinite(v) or v == 0:
+                out[i] = 0.0 if v else 0.5  # sf(0) = 1/2 by symmetry
                 continue
             tail = np.linspace(self.mu, end, 60)[1:]
             edges = np.concatenate([[v], v + self.mu * np.geomspace(1e-6, 1.0, 20), v + tail])
@@ -185,12 +224,12 @@ class ShareSum(NoiseDistribution):
         return np.where(x >= 0, upper, 1.0 - upper)
 
     def _sample(self, size, rng):
-        out = np.zeros(size)
+        out = np.zeros(() if size is None else size)
         if self.a > 0:
             out = out + rng.gamma(self.a, self.theta, size) - rng.gamma(self.a, self.theta, size)
         if self.b > 0:
             out = out + rng.gamma(self.b, self.lam, size) - rng.gamma(self.b, self.lam, size)
-        return out
+        return float(out) if size is None else out
 
     def var(self) -> float:
         return 2 * self.a * self.theta**2 + 2 * self.b * self.lam**2
@@ -207,11 +246,72 @@ class ShareSum(NoiseDistribution):
 
     def characteristic_function(self, s):
         s = real_array("s", s, allow_inf=True)
-        return (1 + (self.theta * s) ** 2) ** (-self.a) * (1 + (self.lam * s) ** 2) ** (-self.b)
+        with np.errstate(over="ignore"):  # large |s|: the value underflows to 0
+            return (1 + (self.theta * s) ** 2) ** (-self.a) * (1 + (self.lam * s) ** 2) ** (-self.b)
+
+    def _isf_upper(self, q):
+        """x >= 0 with sf(x) = q: one full sf at a start point, then Newton steps (on sf against
+        log x in the body, on log sf against x in the tail) whose sf updates integrate the density
+        over the step only, on pieces no longer than mu and no wider than a factor 2."""
+        q = np.asarray(q, dtype=float)
+        out = np.full(q.shape, np.inf)
+        for i, target in np.ndenumerate(q):
+            if target <= 0:
+                continue
+            out[i] = 0.0 if target >= 0.5 else self._isf_one(float(target))
+        return out
+
+    def _mass_between(self, x0, x1):
+        """int_x0^x1 f (signed), by Gauss-Legendre on geometric-then-linear pieces."""
+        lo_x, hi_x = min(x0, x1), max(x0, x1)
+        edges = [lo_x]
+        while edges[-1] < hi_x:
+            edges.append(min(hi_x, edges[-1] + min(max(edges[-1], lo_x), self.mu)))
+        edges = np.array(edges)
+        y, w = _gauss_legendre(_NODES)
+        lo, hi = edges[:-1], edges[1:]
+        nodes = (lo[:, None] + (hi - lo)[:, None] * y).ravel()
+        dens = np.exp(self._log_density(nodes)).reshape(lo.size, -1)
+        mass = float(np.sum(dens * w * (hi - lo)[:, None]))
+        return mass if x1 >= x0 else -mass
+
+    def _isf_one(self, target):
+        log2q = math.log(2 * target)
+        body = target > 1e-3
+        # start: a normal-like guess in the body, the exponential tail e^(-x/mu) beyond
+        x = self.std() * math.sqrt(-2 * log2q) / 2 if body else -self.mu * log2q
+        sf = float(self._sf(np.array([x]))[0])
+        for _ in range(200):
+            dens = float(np.exp(self._log_density(np.array([x]))[0]))
+            if dens <= 0 or sf <= 0:
+                raise ValueError(f"q = {target:g} is out of reach: that far in the tail the density underflows")
+            if body:  # d sf / d log x = -x f(x)
+                new = x * math.exp(min(max((sf - target) / (x * dens), -3.0), 3.0))
+            else:
+                new = max(x + sf / dens * (math.log(sf) - math.log(target)), x / 4)
+            sf -= self._mass_between(x, new)
+            if sf <= 0 or sf >= 0.5:  # beyond the resolution of the updates: a full sf again
+                sf = float(self._sf(np.array([new]))[0])
+            done = abs(new - x) <= 1e-13 * new
+            x = new
+            if done or abs(math.log(sf / target)) < 1e-13:
+                break
+        else:
+            raise ValueError(f"q = {target:g}: the quantile search did not converge for this noise")
+        if not self.bounded and abs(float(self._sf(np.array([x]))[0]) / target - 1) > 1e-6:
+            # an infinite density at 0 can put the quantile below any float the quadrature resolves
+            raise ValueError(f"q = {target:g} is out of reach: for a total shape a + b = {self.total_shape:g} "
+                             "that quantile lies too close to 0")
+        return x
 
     def _privacy_loss(self, d):
         from .arete import _argsup_for
 
+        bad = (d > MAX_DISTANCE * self.mu) | ((d > 0) & (d < MIN_DISTANCE * self.mu))
+        if bad.any():
+            raise ValueError(f"distance must be 0 or in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}] mu = "
+                             f"[{MIN_DISTANCE * self.mu:g}, {MAX_DISTANCE * self.mu:g}] for this noise, "
+                             f"got {d[bad].flat[0]:g}")
         out = np.empty(d.shape)
         for i, v in np.ndenumerate(d):
             out[i] = math.inf if (v > 0 and not self.bounded) else _argsup_for(
