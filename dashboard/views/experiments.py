@@ -80,8 +80,8 @@ class ExperimentsView(BaseView):
 
         self.src_curve = {m: ColumnDataSource({"x": [], "y": [], "lo": [], "hi": []}, name=f"experiment-{m}")
                           for m in ("bm", "lnr")}
-        self.fig_trade = new_figure("mean loss against privacy level (95% bands)", x_axis_type="log",
-                                    x_axis_label="privacy level epsilon (BM: ex-post, w.p. 1 - delta)",
+        self.fig_trade = new_figure("mean loss by privacy level", x_axis_type="log",
+                                    x_axis_label="privacy level epsilon (bands: 95% confidence)",
                                     y_axis_label="regularized loss")
         for mech, label in (("bm", "Brownian mechanism"), ("lnr", "Laplace noise reduction")):
             src = self.src_curve[mech]
@@ -96,8 +96,8 @@ class ExperimentsView(BaseView):
         self.fig_trade.add_layout(self.target_span)
 
         labels = list(RULE_LABELS.values())
-        self.fig_stop = new_figure("ex-post epsilon when stopping at the target (box: middle half, whiskers: 5-95%)",
-                                   y_range=labels[::-1], x_axis_type="log", x_axis_label="ex-post epsilon paid",
+        self.fig_stop = new_figure("ex-post epsilon paid at the stop",
+                                   y_range=labels[::-1], x_axis_type="log", x_axis_label="ex-post epsilon (box: middle half of the trials; whiskers: 5-95%)",
                                    height=420)
         self.src_box = ColumnDataSource({"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []},
                                         name="experiment-box")
@@ -241,8 +241,9 @@ class ExperimentsView(BaseView):
             pn.Column(self.trials_select, self.levels_slider, self.count_slider, self.target_input),
             sizing_mode="stretch_width",
         )
-        buttons = pn.Row(self.run_button, self.cancel_button, self.download, self.stop_download,
-                         sizing_mode="stretch_width")
+        # wraps on a phone (a Row would widen the whole page)
+        buttons = pn.FlexBox(self.run_button, self.cancel_button, self.download, self.stop_download,
+                             sizing_mode="stretch_width")
         return pn.Column(
             self.header, self.alert, inputs, buttons, self.progress, self.status,
             self.fig_trade, self.fig_stop, self.table, self.about,

@@ -86,7 +86,8 @@ def wait_for_app(page):
     )
 
 
-TAB_MODELS = {"Privacy boundaries": ("boundary-psi", "t"), "Brownian rewind": ("rewind-now", "t")}
+TAB_MODELS = {"Privacy boundaries": ("boundary-psi", "t"), "Brownian rewind": ("rewind-now", "t"),
+              "Experiments": ("experiment-bm", "x")}
 
 
 def show_tab(page, label):
@@ -95,6 +96,6 @@ def show_tab(page, label):
     if label in TAB_MODELS:
         name, column = TAB_MODELS[label]
         check = f"const m = Bokeh.documents[0].get_model_by_name('{name}'); return m && m.data.{column}.length > 0;"
-        page.wait_for_function(f"() => {{ {check} }}", timeout=30_000)
+        page.wait_for_function(f"() => {{ {check} }}", timeout=120_000)
     else:
         page.wait_for_timeout(500)
