@@ -158,3 +158,24 @@ def test_headline_words_follow_the_numbers_at_the_slider_ends(levels, count):
         rat, at = med[("bm", "RAT")], med[("bm", "AboveThreshold")]
         if np.isfinite(rat) and np.isfinite(at):
             assert ("less than" if rat < at else "more than" if rat > at else "the same as") in text
+
+
+def test_the_papers_files_are_offered_when_the_server_has_them(tmp_path, monkeypatch):
+    from dashboard.explorer import available_sources
+
+    assert "kddcup" not in available_sources(tmp_path)
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(80):
+        label = "normal." if i % 2 else "smurf."
+        numbers = [f"{v:.3f}" for v in rng.uniform(0, 1, 37) + (i % 2)]
+        lines.append(",".join([str(i % 5), "tcp", "http", "SF", *numbers, label]))
+    (tmp_path / "kddcup.data_10_percent").write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("NOISELAB_DATA_DIR", str(tmp_path))
+    assert "kddcup" in available_sources() and "twitter" not in available_sources()
+    prepared = prepare(ExperimentSpec(task="logistic", source="kddcup"))
+    assert prepared.task.n == 40 and prepared.task.d == 38 and "KDD Cup 99" in prepared.description
+    with pytest.raises(ValueError, match="for the logistic task"):
+        prepare(ExperimentSpec(task="ridge", source="kddcup"))
+    with pytest.raises(ValueError, match="not on this server"):
+        prepare(ExperimentSpec(task="ridge", source="twitter"))
