@@ -244,19 +244,26 @@ def _argsup_for(logpdf, d: float, scale_a: float, scale_b: float, mu: float) -> 
     """sup_t log f(t) - log f(t + d) for a symmetric density decreasing in |t| (``logpdf`` takes
     |t| >= 0), with characteristic scales ``scale_a``, ``scale_b`` and tail scale ``mu``.
 
-    t >= -d/2 suffices. A grid covering the scales and d is refined around its best points;
-    the limit d/mu of the tails is included, as the supremum may not be attained.
+    t >= -d/2 suffices. Away from 0 and -d the ratio is smooth on the scale mu (and |t|), so a
+    coarse grid covers [-d/2, 2d + 10 mu]; finer grids resolve each scale at 0, where the density
+    peaks; the best local maxima are then refined together (one density call per round). The
+    limit d/mu of the tails is included, as the supremum may not be attained.
     """
     if d == 0:
         return 0.0, 0.0
     reach = 2 * d + 10 * mu
+    # spacing d / k, so that t + d is on the grid too (half the density evaluations)
+    k = max(1, round(120 * d / (reach + d / 2)))
+    step = d / k
     grids = [
-        np.linspace(-d / 2, reach, 1201),
-        np.linspace(max(-d / 2, -80 * scale_a), 80 * scale_a, 321),
-        np.linspace(max(-d / 2, -8 * scale_b), 8 * scale_b, 321),
-        reach + mu * np.geomspace(0.01, 150, 200),
+        -d / 2 + step * np.arange(math.ceil((reach + d / 2) / step) + 1),
+        reach + mu * np.geomspace(0.01, 150, 60),
         [0.0],  # the density peaks, often in a cusp, at 0
     ]
+    if scale_a < 0.2 * mu:
+        grids.append(np.linspace(max(-d / 2, -80 * scale_a), 80 * scale_a, 161))
+    if scale_b < 0.2 * mu:
+        grids.append(np.linspace(max(-d / 2, -8 * scale_b), 8 * scale_b, 81))
     t = np.unique(np.concatenate(grids))
 
     def ratio(ts):
@@ -267,17 +274,21 @@ def _argsup_for(logpdf, d: float, scale_a: float, scale_b: float, mu: float) -> 
     best_i = int(np.argmax(values))
     best, best_t = float(values[best_i]), float(t[best_i])
     order = np.argsort(values)[::-1]
-    peaks = [i for i in order[:50] if 0 < i < len(t) - 1 and values[i] >= values[i - 1] and values[i] >= values[i + 1]]
-    for i in peaks[:3]:
-        lo, hi = t[i - 1], t[i + 1]
-        for _ in range(6):
-            local = np.linspace(lo, hi, 33)
-            vals = ratio(local)
-            j = int(np.argmax(vals))
-            if vals[j] > best:
-                best, best_t = float(vals[j]), float(local[j])
-            step = local[1] - local[0]
-            lo, hi = max(local[j] - step, -d / 2), local[j] + step
+    peaks = [i for i in order[:80] if 0 < i < len(t) - 1 and values[i] >= values[i - 1] and values[i] >= values[i + 1]]
+    lo = np.array([t[i - 1] for i in peaks[:5]])
+    hi = np.array([t[i + 1] for i in peaks[:5]])
+    frac = np.linspace(0.0, 1.0, 49)  # each round shrinks the brackets 24-fold
+    for _ in range(6 if len(lo) else 0):
+        local = lo[:, None] + (hi - lo)[:, None] * frac
+        vals = ratio(local.ravel()).reshape(local.shape)
+        j = np.argmax(vals, axis=1)
+        rows = np.arange(len(lo))
+        top = int(np.argmax(vals[rows, j]))
+        if vals[top, j[top]] > best:
+            best, best_t = float(vals[top, j[top]]), float(local[top, j[top]])
+        step = (hi - lo) / 48
+        centre = local[rows, j]
+        lo, hi = np.maximum(centre - step, -d / 2), centre + step
     if d / mu > best:
         return d / mu, math.inf
     return best, best_t
