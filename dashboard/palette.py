@@ -63,5 +63,6 @@ GROUPS = {
     "rewind walk": ("walk", "current", "stop", "truth"),
     "rewind privacy": ("psi", "composition", "neighbour"),
     "rewind error": ("error", "expected", "bound", "target"),
-    "experiments": ("bm", "lnr", "doubling", "truth", "target"),
+    "experiment curves": ("bm", "lnr", "truth", "target"),
+    "experiment boxes": ("bm", "lnr", "doubling", "truth"),
 }
