@@ -97,7 +97,7 @@ def _u_mesh(c: float, inner: float, cap: float, end: float):
     as u^(c-1) * w / u^(c-1) = w), then pieces [x, 2x] capped at ``cap`` up to ``end``."""
     y, w = _gauss_jacobi_unit(_NODES, c)
     nodes = [inner * y]
-    weights = [w * inner**c / (inner * y) ** (c - 1)]  # integrand is given in full, divide the weight back
+    weights = [w * inner * y ** (1 - c)]  # inner^c w / (inner y)^(c-1): the integrand is given in full
     edges = [inner]
     while edges[-1] < end:
         edges.append(min(edges[-1] + min(edges[-1], cap), end))
@@ -139,8 +139,8 @@ class ShareSum(NoiseDistribution):
     def _check_reach(self, x):
         far = np.isfinite(x) & (np.abs(x) > REACH * self.mu)
         if far.any():
-            raise ValueError(f"x must be within +-{REACH:g} mu = +-{REACH * self.mu:g} (or +-inf) for this noise, "
-                             f"got {np.abs(x[far]).max():g}")
+            raise ValueError(f"x must be within +-{REACH:g} mu = +-{REACH * self.mu:g} (or +-inf), where "
+                             f"mu = max(theta, lam) = {self.mu:g}, got {np.abs(x[far]).max():g}")
 
     def _logpdf(self, x):
         self._check_reach(np.asarray(x, dtype=float))
@@ -181,7 +181,8 @@ class ShareSum(NoiseDistribution):
         # grouped by octave of t / small and each group grades its mesh only down to that
         positive_t = ~zero
         octave = np.full(t.shape, 0)
-        octave[positive_t] = np.clip(np.floor(np.log2(t[positive_t] / small)), -200, 0)
+        with np.errstate(divide="ignore"):
+            octave[positive_t] = np.clip(np.floor(np.log2(t[positive_t] / small)), -200, 0)
         for k in np.unique(octave[positive_t]):
             sel = positive_t & (octave == k)
             first = max(2.0**k * small / 4, min(t[sel].min() / 4, inner))
@@ -292,6 +293,8 @@ class ShareSum(NoiseDistribution):
             sf -= self._mass_between(x, new)
             if sf <= 0 or sf >= 0.5:  # beyond the resolution of the updates: a full sf again
                 sf = float(self._sf(np.array([new]))[0])
+                if sf <= 0:
+                    raise ValueError(f"q = {target:g} is out of reach: the search left the range of the tail")
             done = abs(new - x) <= 1e-13 * new
             x = new
             if done or abs(math.log(sf / target)) < 1e-13:
@@ -310,7 +313,7 @@ class ShareSum(NoiseDistribution):
         bad = (d > MAX_DISTANCE * self.mu) | ((d > 0) & (d < MIN_DISTANCE * self.mu))
         if bad.any():
             raise ValueError(f"distance must be 0 or in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}] mu = "
-                             f"[{MIN_DISTANCE * self.mu:g}, {MAX_DISTANCE * self.mu:g}] for this noise, "
+                             f"[{MIN_DISTANCE * self.mu:g}, {MAX_DISTANCE * self.mu:g}], where mu = max(theta, lam), "
                              f"got {d[bad].flat[0]:g}")
         out = np.empty(d.shape)
         for i, v in np.ndenumerate(d):
