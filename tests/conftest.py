@@ -22,3 +22,10 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests belong to the slow tier: `pytest -m "not slow"` is the fast loop."""
+    for item in items:
+        if item.get_closest_marker("ui") is not None:
+            item.add_marker(pytest.mark.slow)
