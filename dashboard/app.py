@@ -176,20 +176,19 @@ def warm_up(pool: ComputePool) -> int:
     """Start what a class asks for first on the pool, so those clicks answer at once: the dropout curves
     of the tour's and the presets' noise settings, the RAT study at the defaults and at the presets on its
     tab, and the experiments tab's default run. Returns the number of computations started (the
-    experiment's chunks, started when its task is ready, counted as one)."""
+    experiment's chunks counted as one)."""
     table = frontier.load()
-    # first the experiments tab's first screen: the default task, then its quick run's chunks (the same
-    # calls the view makes, so a session joins them rather than computing them again)
+    # first the experiments tab's first screen: the default task (fitted in about 0.1 s), then its quick
+    # run's chunks, queued before the rest (the same calls the view makes, so a session joins them)
     config, spec = ExperimentSettings(), ExperimentSpec()
-
-    def run_chunks(prepared_future):
-        if prepared_future.exception() is None:
-            task, target = prepared_future.result().task, prepared_future.result().suggested_target
-            for call in chunk_calls(task, level_grid(*config.levels, config.count), trials=config.trials,
-                                    seed=spec.seed, target=target, delta=Settings().delta):
-                pool.future(call.func, *call.args, **call.keywords)
-
-    pool.future(prepare, spec).add_done_callback(run_chunks)
+    try:
+        prepared = pool.future(prepare, spec).result(timeout=60)
+    except Exception as exc:  # e.g. an unreachable Dask cluster: the views will say so when asked
+        log.warning("warm-up skipped the experiments tab: %s", str(exc)[:200])
+    else:
+        for call in chunk_calls(prepared.task, level_grid(*config.levels, config.count), trials=config.trials,
+                                seed=spec.seed, target=prepared.suggested_target, delta=Settings().delta):
+            pool.future(call.func, *call.args, **call.keywords)
     started = 0
     scenarios = [{}] + [step.settings for step in TOUR if step.tab >= 2]
     scenarios += [preset for tab, preset in PRESETS.values() if tab >= 2]
