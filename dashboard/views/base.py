@@ -151,6 +151,12 @@ class BaseView(pn.viewable.Viewer):
             set_font_sizes(fig, event.new)
 
     # --- updates ------------------------------------------------------------------------------
+    def follow(self, names, update):
+        """Run ``update`` now and again whenever any of the settings ``names`` changes (while the view
+        is hidden, once when it is next shown)."""
+        self.settings.param.watch(lambda *_events: self.schedule(update), list(names))
+        self.schedule(update)
+
     def schedule(self, func):
         """Run an update now if the view is on screen, else when it next becomes active."""
         if self.active:

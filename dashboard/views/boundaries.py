@@ -81,16 +81,8 @@ class BoundaryView(BaseView):
         self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
 
-        settings.param.watch(self._on_cheap, ["epsilon", "delta", "rho", "sensitivity"])
-        settings.param.watch(self._on_heavy, ["committed"])
-        self.schedule(self.update_curves)
-        self.schedule(self.update_study)
-
-    def _on_cheap(self, *_events):
-        self.schedule(self.update_curves)
-
-    def _on_heavy(self, *_events):
-        self.schedule(self.update_study)
+        self.follow(["epsilon", "delta", "rho", "sensitivity"], self.update_curves)
+        self.follow(["committed"], self.update_study)
 
     def update_curves(self):
         s = self.settings

@@ -96,8 +96,8 @@ class ExperimentsView(BaseView):
         self.fig_trade.add_layout(self.target_span)
 
         labels = list(RULE_LABELS.values())
-        self.fig_stop = new_figure("ex-post epsilon paid at the stop",
-                                   y_range=labels[::-1], x_axis_type="log", x_axis_label="ex-post epsilon (box: middle half of the trials; whiskers: 5-95%)",
+        self.fig_stop = new_figure("ex-post epsilon paid at the stop", y_range=labels[::-1], x_axis_type="log",
+                                   x_axis_label="ex-post epsilon (box: middle half of the trials; whiskers: 5-95%)",
                                    height=420)
         self.src_box = ColumnDataSource({"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []},
                                         name="experiment-box")

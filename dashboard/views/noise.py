@@ -130,10 +130,9 @@ class NoiseView(BaseView):
         )
         settings.param.watch(self._on_change, ["epsilon", "sensitivity", "arete_source", "alpha", "theta", "lam",
                                                "users", "committed"])
-        settings.param.watch(self._on_sensitivity, ["sensitivity"])
         self._last_key = None
         self.schedule(self.update)
-        self.schedule(self.update_error_curves)
+        self.follow(["sensitivity"], self.update_error_curves)
 
     def _key(self):
         s = self.settings
@@ -151,9 +150,6 @@ class NoiseView(BaseView):
             return
         if self._key() != self._last_key:
             self.schedule(self.update)
-
-    def _on_sensitivity(self, *_events):
-        self.schedule(self.update_error_curves)
 
     def _exact(self):
         s = self.settings

@@ -84,16 +84,8 @@ class RatView(BaseView):
         self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
         self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
-        settings.param.watch(self._on_run, ["epsilon", "delta", "rho", "seed"])
-        settings.param.watch(self._on_study, ["committed"])
-        self.schedule(self.update_run)
-        self.schedule(self.update_study)
-
-    def _on_run(self, *_events):
-        self.schedule(self.update_run)
-
-    def _on_study(self, *_events):
-        self.schedule(self.update_study)
+        self.follow(["epsilon", "delta", "rho", "seed"], self.update_run)
+        self.follow(["committed"], self.update_study)
 
     def update_run(self):
         s = self.settings

@@ -191,12 +191,7 @@ class RewindView(BaseView):
             code = PLAYER_JS[action].replace("INTERVAL", str(FRAME_INTERVAL_MS)).replace("SYNC", str(SYNC_EVERY))
             button.js_on_click(args=display, code=code)
             self.buttons.append(button)
-        settings.param.watch(self._on_settings, ["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed",
-                                                  "stop_rule"])
-        self.schedule(self.recompute)
-
-    def _on_settings(self, *_events):
-        self.schedule(self.recompute)
+        self.follow(["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "stop_rule"], self.recompute)
 
     def recompute(self):
         s = self.settings
