@@ -134,6 +134,8 @@ def prepare(spec: ExperimentSpec, folder: Path | None = None) -> Prepared:
         where = f"{spec.filename}"
         if spec.task != "mean":
             where += f", predicting {spec.target_column!r}"
+        if spec.task == "ridge":
+            where += " (scaled by its largest |value| in the file, a step that is not private)"
     elif spec.source in DATA_FILES:
         folder = data_dir() if folder is None else folder
         if folder is None or not (folder / DATA_FILES[spec.source]).is_file():
