@@ -66,10 +66,10 @@ def bench_paths(bound, T):
 
             end = released().noise
 
-            def mech_path(mech):
+            def mech_path(mech, times=times):
                 return mech.path(times)
 
-            def plain(_=None):
+            def plain(_=None, times=times, end=end):
                 return plain_bridge(times, T, end, np.random.default_rng(1))
 
             repeats = 9 if n < 100_000 else 5

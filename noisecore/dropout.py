@@ -368,9 +368,15 @@ def dropout_point(alpha, theta, lam, fraction, sensitivity=1.0, epsilon_full=Non
     theta, lam = scale_param("theta", theta), scale_param("lam", lam)
     q = _fraction(fraction)
     sensitivity = scale_param("sensitivity", sensitivity)
+    mu = max(theta if alpha > 0 else 0.0, lam)
+    if not MIN_DISTANCE * mu <= sensitivity <= MAX_DISTANCE * mu:
+        raise ValueError(f"sensitivity must be in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}] times max(theta, lam) = "
+                         f"{mu:g}, got {sensitivity:g}")
     full = ShareSum(alpha, theta, 1.0, lam)
     eps_full = float(full.privacy_loss(sensitivity)) if epsilon_full is None else positive("epsilon_full",
                                                                                           epsilon_full)
+    if not MIN_DISTANCE <= eps_full <= MAX_DISTANCE:  # the Laplace shares' scale is sensitivity / eps_full
+        raise ValueError(f"epsilon_full must be in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}], got {eps_full:g}")
     arete = ShareSum(alpha * q, theta, q, lam)
     laplace = laplace_dropout(sensitivity / eps_full, q)
     return (float(arete.privacy_loss(sensitivity)), arete.mean_abs(),
