@@ -117,7 +117,9 @@ def main(argv=None):
         exact_eps = float(Arete(*params).privacy_loss(1.0))
         check = "n/a"
         if oracles is not None and name.startswith("paper"):
-            loss, t_star = _argsup_log_ratio(Arete(*params)._kernel, 1.0)
+            probe = Arete(*params)
+            loss, t_star = _argsup_log_ratio(probe._kernel, 1.0 / probe._unit)
+            t_star *= probe._unit  # the kernel works in units of max(theta, lam)
             if math.isfinite(t_star):
                 at = math.log(oracles.arete_pdf_direct(t_star, *params) / oracles.arete_pdf_direct(t_star + 1, *params))
                 check = f"{loss - at:+.1e} (t* = {t_star:.3g})"

@@ -252,11 +252,16 @@ def _argsup_for(logpdf, d: float, scale_a: float, scale_b: float, mu: float) -> 
     if d == 0:
         return 0.0, 0.0
     reach = 2 * d + 10 * mu
-    # spacing d / k, so that t + d is on the grid too (half the density evaluations)
-    k = max(1, round(120 * d / (reach + d / 2)))
-    step = d / k
+    # spacing d / k, so that t + d is on the grid too (half the density evaluations); for
+    # d below 1/120 of the span the plain grid already resolves it
+    k = round(120 * d / (reach + d / 2))
+    if k >= 1:
+        step = d / k
+        coarse = -d / 2 + step * np.arange(math.ceil((reach + d / 2) / step) + 1)
+    else:
+        coarse = np.linspace(-d / 2, reach, 121)
     grids = [
-        -d / 2 + step * np.arange(math.ceil((reach + d / 2) / step) + 1),
+        coarse,
         reach + mu * np.geomspace(0.01, 150, 60),
         [0.0],  # the density peaks, often in a cusp, at 0
     ]

@@ -71,7 +71,8 @@ def write(rows, path):
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         for row in rows:
-            cells = {k: ("" if isinstance(v, float) and math.isnan(v) else f"{v:.10g}") for k, v in row.items()}
+            # full precision: rounded parameters could lose the certificate (4.200761 lost 3e-11)
+            cells = {k: ("" if isinstance(v, float) and math.isnan(v) else f"{v:.17g}") for k, v in row.items()}
             writer.writerow(cells)
 
 
