@@ -60,15 +60,15 @@ def test_uploaded_table_runs_in_the_view():
     assert first is not None and view.src_curve["bm"].data["x"].size == 30  # the default run on first show
     view.accept_upload(small_csv(), "two_classes.csv", inspect_table(small_csv()))
     assert view.config.source == "upload" and view.config.target_column == "label"
-    view.config.count = 8
+    view.config.count = 10
     view.start()
     assert view.alert.visible is False
-    assert view.result is not first and view.result.tradeoff.epsilons.size == 8
+    assert view.result is not first and view.result.tradeoff.epsilons.size == 10
     assert len(view.src_box.data["y"]) >= 6 and "BM / RAT" in view.src_box.data["y"]
     assert "two_classes.csv" in view.status.object and "median ex-post epsilon" in view.headline.object
     assert view.table.object.count("\n| ") == 7
     header = view.csv_text().splitlines()[0]
-    assert header.startswith("epsilon,bm_mean") and len(view.csv_text().splitlines()) == 9
+    assert header.startswith("epsilon,bm_mean") and len(view.csv_text().splitlines()) == 11
     assert view._stopping_csv().read().count("\n") == 101
     assert not view.run_button.disabled and view.cancel_button.disabled
 
@@ -105,7 +105,7 @@ def test_unusable_data_or_target_is_named(change, message):
     view.column_select.value = change["target_column"]
     view.config.task = change["task"]
     view.config.target = change.get("target")
-    view.config.count = 6
+    view.config.count = 10
     view.start()
     assert view.alert.visible and message in view.alert.object
     assert view.result is before and not view.run_button.disabled
