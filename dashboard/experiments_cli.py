@@ -166,9 +166,7 @@ def run(args):
     out.mkdir(parents=True, exist_ok=True)
     header, rows = trade.rows()
     write_csv(out / f"{args.task}_tradeoff.csv", header, rows)
-    keys = list(stop.ex_post)
-    write_csv(out / f"{args.task}_stopping.csv", ["trial"] + [f"{m}_{r}" for m, r in keys],
-              np.column_stack([np.arange(args.trials)] + [stop.ex_post[k] for k in keys]))
+    write_csv(out / f"{args.task}_stopping.csv", *stop.rows())
     lines = ["mechanism,rule,median_ex_post_epsilon,fraction_stopped"]
     for (mech, rule), (median, frac) in stop.summary().items():
         lines.append(f"{mech},{rule},{median:.4f},{frac:.3f}")

@@ -169,12 +169,6 @@ def chunk_calls(task: Task, levels, *, trials: int, seed: int, target: float, de
                               delta=delta) for index in range(count)]
 
 
-def _median(result, key):
-    values = result.ex_post[key]
-    values = values[np.isfinite(values)]
-    return float(np.median(values)) if values.size else float("nan")
-
-
 def _num(value, digits=3):
     return "n/a" if not np.isfinite(value) else f"{value:.{digits}g}"
 
@@ -182,14 +176,15 @@ def _num(value, digits=3):
 def experiment_headline(result, *, delta: float) -> str:
     """The comparison in one sentence or two, with the measured medians."""
     stop = result.stopping
-    bm, lnr = _median(stop, ("bm", "holdout")), _median(stop, ("lnr", "holdout"))
+    median = {key: value[0] for key, value in stop.summary().items()}
+    bm, lnr = median[("bm", "holdout")], median[("lnr", "holdout")]
     if np.isfinite(bm) and np.isfinite(lnr):
         ratio = lnr / bm
         verdict = (f"{_num(ratio, 2)}x lower for BM" if ratio > 1 else f"{_num(1 / ratio, 2)}x lower for LNR"
                    if ratio < 1 else "the same for both")
     else:
         verdict = "one of them never reaches it on this grid"
-    rat, at = _median(stop, ("bm", "RAT")), _median(stop, ("bm", "AboveThreshold"))
+    rat, at = median[("bm", "RAT")], median[("bm", "AboveThreshold")]
     if np.isfinite(rat) and np.isfinite(at):
         cheaper = "less than" if rat < at else "more than" if rat > at else "the same as"
     else:

@@ -150,6 +150,14 @@ class StoppingResult:
     ex_post: dict
     stop_index: dict
 
+    def rows(self):
+        """(header, rows): one row per trial, one ex-post epsilon column per (mechanism, rule); NaN where
+        the target was never met."""
+        keys = list(self.ex_post)
+        header = ["trial"] + [f"{mech}_{rule}" for mech, rule in keys]
+        trials = len(self.ex_post[keys[0]])
+        return header, np.column_stack([np.arange(trials)] + [self.ex_post[k] for k in keys])
+
     def summary(self):
         """(mechanism, rule) -> (median ex-post epsilon over trials that stopped, fraction stopped)."""
         table = {}

@@ -54,7 +54,6 @@ class ExperimentsView(BaseView):
         super().__init__(settings, **params)
         self.config = ExperimentSettings()
         self.result = None
-        self.prepared = None
         self._upload = None  # (bytes, filename) of the last file that passed inspection
         sources = available_sources()
         self.source_select = pn.widgets.Select(label="Data", options={v: k for k, v in sources.items()},
@@ -170,7 +169,6 @@ class ExperimentsView(BaseView):
             self._idle()
 
     def _run_chunks(self, spec, levels, prepared):
-        self.prepared = prepared
         target = self.config.target if self.config.target is not None else prepared.suggested_target
         trials, delta = self.config.trials, self.settings.delta
         calls = chunk_calls(prepared.task, levels, trials=trials, seed=spec.seed, target=target, delta=delta)
@@ -224,14 +222,12 @@ class ExperimentsView(BaseView):
 
     def _stopping_csv(self):
         out = io.StringIO()
-        if self.result is None:
-            return out
-        keys = list(self.result.stopping.ex_post)
-        out.write(",".join(["trial"] + [f"{m}_{r}" for m, r in keys]) + "\n")
-        columns = [self.result.stopping.ex_post[k] for k in keys]
-        for trial in range(len(columns[0])):
-            out.write(",".join([str(trial)] + ["" if not np.isfinite(c[trial]) else f"{c[trial]:.10g}"
-                                               for c in columns]) + "\n")
+        if self.result is not None:
+            header, rows = self.result.stopping.rows()
+            out.write(",".join(header) + "\n")
+            for row in rows:
+                cells = [str(int(row[0]))] + ["" if not np.isfinite(v) else f"{v:.10g}" for v in row[1:]]
+                out.write(",".join(cells) + "\n")
         out.seek(0)
         return out
 
