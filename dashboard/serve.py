@@ -113,6 +113,7 @@ def _in_worker_process():
     """After the fork, in each worker: a fresh event loop, and the worker ends when the parent does."""
     asyncio.set_event_loop(loop := asyncio.new_event_loop())
     loop.set_exception_handler(_quiet_closed_sockets)
+    _stop_on_signals(loop)
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG: SIGTERM when the parent exits
@@ -122,6 +123,13 @@ def _in_worker_process():
 
 def _exit(signum, _frame):
     raise SystemExit(0)
+
+
+def _stop_on_signals(loop):
+    """Ctrl+C or SIGTERM stop the loop between callbacks; a Python-level handler would raise anywhere,
+    even inside a garbage-collection callback, where the exit is printed as a traceback and ignored."""
+    for stop_signal in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(stop_signal, loop.stop)
 
 
 def configure_logging():
@@ -144,7 +152,7 @@ def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=Fal
                          "each process would start its own")
     pn.extension("katex", notifications=False)
     configure_logging()
-    if not threaded:  # Ctrl+C or SIGTERM ends this process and, through the parent-death signal, its workers
+    if not threaded:  # a parent of several workers ends here; they follow by the parent-death signal
         signal.signal(signal.SIGINT, _exit)
         signal.signal(signal.SIGTERM, _exit)
     if num_procs > 1:
@@ -152,6 +160,7 @@ def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=Fal
     elif not threaded:
         asyncio.set_event_loop(loop := asyncio.new_event_loop())
         loop.set_exception_handler(_quiet_closed_sockets)
+        _stop_on_signals(loop)
     origins = list(origins or [])
     if not origins:
         origins = [f"localhost:{port}", f"127.0.0.1:{port}"]
