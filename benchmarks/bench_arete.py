@@ -48,9 +48,9 @@ def fair_grid_density(alpha, theta, lam, step=1e-3, half_width=8.0):
     lap = np.zeros(size)
     lap[: n + 1] = 0.5 * (np.exp(-(j - 0.5) * (step / lam)) - tail)
     lap[0] = 1.0 - tail[0]
-    lap[size - n:] = lap[n:0:-1]
+    lap[size - n :] = lap[n:0:-1]
     pmf = fft.irfft(np.abs(gamma_hat) ** 2 * fft.rfft(lap), size)
-    values = np.concatenate([pmf[size - n:], pmf[: n + 1]])
+    values = np.concatenate([pmf[size - n :], pmf[: n + 1]])
     return np.arange(-n, n + 1) * step, values / step
 
 
@@ -99,8 +99,10 @@ def main(argv=None):
     for n in (1001, 4001, 16001, 64001):
         x = np.linspace(-8, 8, n)
         t_pdf = timed(lambda x=x: dist.pdf(x), 15 if n < 20000 else 5)
-        print(f"  exact {n:6d} points:              {t_pdf * 1e3:8.2f} ms   error {err(dist.pdf(SAMPLE))}"
-              f"   ratio to grid step 0.001 {t_pdf / base:5.2f}x")
+        print(
+            f"  exact {n:6d} points:              {t_pdf * 1e3:8.2f} ms   error {err(dist.pdf(SAMPLE))}"
+            f"   ratio to grid step 0.001 {t_pdf / base:5.2f}x"
+        )
     t_fresh = timed(lambda: Arete(*eps6).pdf(np.linspace(-8, 8, 4001)), 15)
     print(f"  exact 4001 points, new object each call: {t_fresh * 1e3:8.2f} ms   ratio {t_fresh / base:5.2f}x")
     t_one = timed(lambda: Arete(*eps6).pdf(0.7), 50)
@@ -123,8 +125,10 @@ def main(argv=None):
             if math.isfinite(t_star):
                 at = math.log(oracles.arete_pdf_direct(t_star, *params) / oracles.arete_pdf_direct(t_star + 1, *params))
                 check = f"{loss - at:+.1e} (t* = {t_star:.3g})"
-        print(f"  {name:11s} {t_grid * 1e3:8.2f}  {t_exact * 1e3:8.2f}  {t_exact / t_grid:6.2f}x"
-              f"   {grid_eps:9.6f}   {exact_eps:.12f}   {check}")
+        print(
+            f"  {name:11s} {t_grid * 1e3:8.2f}  {t_exact * 1e3:8.2f}  {t_exact / t_grid:6.2f}x"
+            f"   {grid_eps:9.6f}   {exact_eps:.12f}   {check}"
+        )
 
 
 if __name__ == "__main__":

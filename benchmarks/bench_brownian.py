@@ -59,6 +59,7 @@ def bench_paths(bound, T):
     for n in (10_000, 1_000_000):
         times = np.linspace(0, T, n + 1)[1:-1]
         for dim in (1, 2):
+
             def released(d=dim):
                 mech = BrownianMechanism(np.zeros(d), sensitivity=1.0, boundary=bound, rng=1)
                 mech.release(T)
@@ -77,9 +78,11 @@ def bench_paths(bound, T):
             t_plain = median_time(plain, repeats)
             m_mech = peak_memory(mech_path, setup=released)
             m_plain = peak_memory(plain)
-            print(f"{n:>9,}-point rewound path, d={dim}: {t_mech * 1e3:7.2f} ms, peak {m_mech / 1e6:6.1f} MB; "
-                  f"plain numpy bridge {t_plain * 1e3:7.2f} ms, {m_plain / 1e6:6.1f} MB; "
-                  f"ratio time {t_mech / t_plain:4.2f}x, memory {m_mech / m_plain:4.2f}x")
+            print(
+                f"{n:>9,}-point rewound path, d={dim}: {t_mech * 1e3:7.2f} ms, peak {m_mech / 1e6:6.1f} MB; "
+                f"plain numpy bridge {t_plain * 1e3:7.2f} ms, {m_plain / 1e6:6.1f} MB; "
+                f"ratio time {t_mech / t_plain:4.2f}x, memory {m_mech / m_plain:4.2f}x"
+            )
 
 
 class ResortStore:
@@ -120,9 +123,11 @@ def bench_release(bound, T):
         store.add(t, rng)
         old.append(time.perf_counter() - start)
     new_ms, old_ms = np.array(new) * 1e3, np.array(old) * 1e3
-    print(f"release after a 1,000,000-point path: median {np.median(new_ms):.3f} ms (max {new_ms.max():.3f}) "
-          f"over {len(new)} releases; whole-array re-sort {np.median(old_ms):.2f} ms (max {old_ms.max():.2f}); "
-          f"speed-up {np.median(old_ms) / np.median(new_ms):5.0f}x")
+    print(
+        f"release after a 1,000,000-point path: median {np.median(new_ms):.3f} ms (max {new_ms.max():.3f}) "
+        f"over {len(new)} releases; whole-array re-sort {np.median(old_ms):.2f} ms (max {old_ms.max():.2f}); "
+        f"speed-up {np.median(old_ms) / np.median(new_ms):5.0f}x"
+    )
 
 
 def main():
@@ -145,8 +150,10 @@ def main():
     reference = one_by_one()
     t_brent = time.perf_counter() - start
     agree = np.max(np.abs(mix.time_for(targets) / reference - 1))
-    print(f"10,000 mixture-boundary inversions: vectorised {t_vec * 1e3:7.2f} ms; brentq loop "
-          f"{t_brent * 1e3:8.1f} ms; speed-up {t_brent / t_vec:6.1f}x; max rel. difference {agree:.1e}")
+    print(
+        f"10,000 mixture-boundary inversions: vectorised {t_vec * 1e3:7.2f} ms; brentq loop "
+        f"{t_brent * 1e3:8.1f} ms; speed-up {t_brent / t_vec:6.1f}x; max rel. difference {agree:.1e}"
+    )
     lin = LinearBoundary.optimized_for(0.3, 1e-6)
     t_lin = median_time(lambda: lin.time_for(targets + 0.2))
     print(f"10,000 linear-boundary inversions (closed form): {t_lin * 1e3:7.3f} ms")

@@ -43,8 +43,10 @@ def run(label, calibrate):
             rel.append(value / (1 / eps if objective == "abs" else 2 / eps**2))
         times = np.array(times)
         worst = int(np.argmax(times))
-        print(f"  {objective:>9}  {np.median(times):8.3f}  {np.percentile(times, 90):6.3f}  {times[worst]:7.3f} "
-              f"({EPSILONS[worst]:g})   {max(excess):+.2e}              {min(rel):.4g}..{max(rel):.4g}")
+        print(
+            f"  {objective:>9}  {np.median(times):8.3f}  {np.percentile(times, 90):6.3f}  {times[worst]:7.3f} "
+            f"({EPSILONS[worst]:g})   {max(excess):+.2e}              {min(rel):.4g}..{max(rel):.4g}"
+        )
 
 
 def main(argv=None):
@@ -56,8 +58,7 @@ def main(argv=None):
         from noisecore.arete import _argsup_log_ratio
 
         def cold(eps, obj):
-            params = cal.calibrate(eps, obj, lambda a, t, la: _argsup_log_ratio(AreteKernel(a, t, la), 1.0),
-                                   warm=False)
+            params = cal.calibrate(eps, obj, lambda a, t, la: _argsup_log_ratio(AreteKernel(a, t, la), 1.0), warm=False)
             return Arete(*params)
 
         run("without the frontier-table warm start", cold)

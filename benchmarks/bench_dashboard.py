@@ -52,8 +52,12 @@ def server_side():
     }
     results = {name: [] for name in cases}
     for _ in range(60):
-        s.param.update(epsilon=float(10 ** rng.uniform(-1, 1.3)), delta=float(10 ** rng.uniform(-9, -2)),
-                       rho=float(10 ** rng.uniform(-2, 2)), target=float(10 ** rng.uniform(-0.5, 1)))
+        s.param.update(
+            epsilon=float(10 ** rng.uniform(-1, 1.3)),
+            delta=float(10 ** rng.uniform(-9, -2)),
+            rho=float(10 ** rng.uniform(-2, 2)),
+            target=float(10 ** rng.uniform(-0.5, 1)),
+        )
         for name, func in cases.items():
             results[name].append(timed(func))
     print("server side, per settings change:")
@@ -70,15 +74,20 @@ def browser():
     from tests.ui.conftest import _free_port, _wait_http, bokeh_value, show_tab, wait_for_app
 
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dashboard.serve", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/"
     try:
         _wait_http(url)
         with sync_playwright() as p:
-            chrome = p.chromium.launch(executable_path=shutil.which("chromium"),
-                                       args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                                             "--disable-component-update"])
+            chrome = p.chromium.launch(
+                executable_path=shutil.which("chromium"),
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+            )
             page = chrome.new_page(viewport={"width": 1400, "height": 1000})
             loads = []
             for _ in range(5):
@@ -100,7 +109,9 @@ def browser():
                 page.mouse.move(x, y)
                 page.wait_for_function(
                     f"() => Number(Bokeh.documents[0].get_model_by_name('boundary-psi').data.linear[0]) !== {before}",
-                    polling="raf", timeout=10_000)
+                    polling="raf",
+                    timeout=10_000,
+                )
                 drags.append(time.perf_counter() - start)
                 page.wait_for_timeout(100)
             page.mouse.up()
@@ -113,7 +124,9 @@ def browser():
                 handle.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
                 page.wait_for_function(
                     f"() => Number(Bokeh.documents[0].get_model_by_name('boundary-psi').data.linear[0]) !== {before}",
-                    polling="raf", timeout=10_000)
+                    polling="raf",
+                    timeout=10_000,
+                )
                 redraws.append(time.perf_counter() - start)
                 page.wait_for_timeout(600)  # let the on-release work finish before the next change
             chrome.close()

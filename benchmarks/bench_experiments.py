@@ -53,28 +53,35 @@ def timed(func):
 def logistic(args):
     task = default_task("logistic")
     eps = default_epsilons(60)
-    print(f"1. logistic trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, n = {task.n:,}, "
-          f"d = {task.d}")
+    print(
+        f"1. logistic trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, n = {task.n:,}, d = {task.d}"
+    )
     ratios = []
     for repeat in range(args.repeats):
         t_vec, result = timed(lambda r=repeat: tradeoff_experiment(task, eps, trials=args.trials, rng=r))
         t_loop, (bm, _) = timed(lambda r=repeat: loop(task, eps, args.loop_trials, seed=r))
         t_loop *= args.trials / args.loop_trials
         ratios.append(t_loop / t_vec)
-        print(f"   run {repeat + 1}: vectorised {t_vec:6.2f} s, per-trial loop {t_loop:7.2f} s (timed on "
-              f"{args.loop_trials} trials, scaled) -> {t_loop / t_vec:5.1f}x")
+        print(
+            f"   run {repeat + 1}: vectorised {t_vec:6.2f} s, per-trial loop {t_loop:7.2f} s (timed on "
+            f"{args.loop_trials} trials, scaled) -> {t_loop / t_vec:5.1f}x"
+        )
         half = float(np.max(result.bm_high - result.bm_mean))
         gap = float(np.max(np.abs(bm - result.bm_mean)))
-        print(f"          mean curves agree within the bands (same law, other draws): max |diff| {gap:.1e}, "
-              f"{args.loop_trials}-trial loop band ~{half * np.sqrt(args.trials / args.loop_trials):.1e}")
+        print(
+            f"          mean curves agree within the bands (same law, other draws): max |diff| {gap:.1e}, "
+            f"{args.loop_trials}-trial loop band ~{half * np.sqrt(args.trials / args.loop_trials):.1e}"
+        )
     print(f"   speed-up over {args.repeats} runs: {min(ratios):.1f}x - {max(ratios):.1f}x")
 
 
 def ridge(args):
     task = default_task("ridge")
     eps = default_epsilons(60)
-    print(f"2. ridge trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, d = {task.d} "
-          f"({args.trials * eps.size * 2:,} eigendecompositions of {task.d} x {task.d})")
+    print(
+        f"2. ridge trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, d = {task.d} "
+        f"({args.trials * eps.size * 2:,} eigendecompositions of {task.d} x {task.d})"
+    )
     t_base, base = timed(lambda: run_experiment(task, eps, trials=args.trials, rng=0))
     print(f"   baseline (BLAS default threads, 1 process): {t_base:6.1f} s")
     t_one, one = timed(lambda: run_experiment(task, eps, trials=args.trials, rng=0, mapper=process_mapper(1)))
@@ -89,13 +96,18 @@ def quick():
     levels = level_grid(0.16, 5.0, 30)
     times = []
     for seed in range(3):
+
         def run(seed=seed):
             prepared = prepare(ExperimentSpec(seed=seed))
-            return run_experiment(prepared.task, levels, target=prepared.suggested_target, trials=100, rng=seed,
-                                  mapper=process_mapper(1))
+            return run_experiment(
+                prepared.task, levels, target=prepared.suggested_target, trials=100, rng=seed, mapper=process_mapper(1)
+            )
+
         times.append(timed(run)[0])
-    print(f"3. explorer quick setting (logistic, 100 trials, 30 levels, stopping rules, preparation included): "
-          f"{min(times):.2f} - {max(times):.2f} s over 3 seeds")
+    print(
+        f"3. explorer quick setting (logistic, 100 trials, 30 levels, stopping rules, preparation included): "
+        f"{min(times):.2f} - {max(times):.2f} s over 3 seeds"
+    )
 
 
 def main(argv=None):

@@ -151,15 +151,23 @@ class Student:
     async def change(self, model_id, attrs: dict) -> float:
         future = asyncio.get_running_loop().create_future()
         self.pending = (time.perf_counter(), future)
-        events = [{"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": value}
-                  for attr, value in attrs.items()]
+        events = [
+            {"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": value}
+            for attr, value in attrs.items()
+        ]
         await self._send("PATCH-DOC", {"events": events})
         return await asyncio.wait_for(future, CHANGE_TIMEOUT)
 
     async def click(self, model_id):
-        event = {"kind": "MessageSent", "msg_type": "bokeh_event",
-                 "msg_data": {"type": "event", "name": "button_click",
-                              "values": {"type": "map", "entries": [["model", {"id": model_id}]]}}}
+        event = {
+            "kind": "MessageSent",
+            "msg_type": "bokeh_event",
+            "msg_data": {
+                "type": "event",
+                "name": "button_click",
+                "values": {"type": "map", "entries": [["model", {"id": model_id}]]},
+            },
+        }
         await self._send("PATCH-DOC", {"events": [event]})
 
     async def move_epsilon(self, epsilon) -> float:
@@ -184,8 +192,19 @@ async def heavy_action(student, stop: asyncio.Event, record: list, seed: int):
     button = student.find("Button", label="Compute dropout curves")
     users = student.find("Spinner", title="users n")
     while not stop.is_set():
-        await student._send("PATCH-DOC", {"events": [{"kind": "ModelChanged", "model": {"id": users},
-                                                      "attr": "value", "new": int(rng.integers(200, 100_000))}]})
+        await student._send(
+            "PATCH-DOC",
+            {
+                "events": [
+                    {
+                        "kind": "ModelChanged",
+                        "model": {"id": users},
+                        "attr": "value",
+                        "new": int(rng.integers(200, 100_000)),
+                    }
+                ]
+            },
+        )
         await asyncio.sleep(0.3)
         started = time.perf_counter()
         await student.click(button)
@@ -289,8 +308,10 @@ async def measure(root, procs, sessions, changes, think, cycles, burst):
                 s.close()
             heavy_s = [x for x in record if np.isfinite(x)]
             print(f"N = {n:3d}  idle: {summary(idle)}")
-            print(f"         with a heavy action: {summary(busy)};  dropout curves took "
-                  f"{', '.join(f'{x:.1f}' for x in heavy_s) or 'n/a'} s")
+            print(
+                f"         with a heavy action: {summary(busy)};  dropout curves took "
+                f"{', '.join(f'{x:.1f}' for x in heavy_s) or 'n/a'} s"
+            )
             print(f"         memory {rss:7.0f} MB ({(rss - base_rss) / n:5.1f} MB per open session)")
             await asyncio.sleep(1.0)
         if burst:
@@ -301,8 +322,10 @@ async def measure(root, procs, sessions, changes, think, cycles, burst):
             ready = [s.ready_at for s in loaded]
             for s in [*loaded, *others]:
                 s.close()
-            print(f"{burst} page loads at once: ready in median {np.median(ready):.1f} s, max {max(ready):.1f} s; "
-                  f"5 other sessions meanwhile: {summary(during)}")
+            print(
+                f"{burst} page loads at once: ready in median {np.median(ready):.1f} s, max {max(ready):.1f} s; "
+                f"5 other sessions meanwhile: {summary(during)}"
+            )
         if cycles:
             marks = {}
             for k in range(1, cycles + 1):
@@ -311,8 +334,10 @@ async def measure(root, procs, sessions, changes, think, cycles, burst):
                     await asyncio.sleep(25)  # Bokeh discards closed sessions after about 15-17 s
                     marks[k] = rss_mb(proc.pid)
             if 20 in marks and cycles in marks:
-                print(f"memory after 20 open/close cycles {marks[20]:.0f} MB, after {cycles}: {marks[cycles]:.0f} MB "
-                      f"({100 * (marks[cycles] / marks[20] - 1):+.1f}%)")
+                print(
+                    f"memory after 20 open/close cycles {marks[20]:.0f} MB, after {cycles}: {marks[cycles]:.0f} MB "
+                    f"({100 * (marks[cycles] / marks[20] - 1):+.1f}%)"
+                )
     finally:
         proc.terminate()
         try:
@@ -326,8 +351,13 @@ async def measure(root, procs, sessions, changes, think, cycles, burst):
 def main(argv=None):
     sys.stdout.reconfigure(line_buffering=True)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sessions", type=int, nargs="*", default=[1, 10, 25, 50],
-                        help="numbers of concurrent sessions (none: only the page loads and the cycles)")
+    parser.add_argument(
+        "--sessions",
+        type=int,
+        nargs="*",
+        default=[1, 10, 25, 50],
+        help="numbers of concurrent sessions (none: only the page loads and the cycles)",
+    )
     parser.add_argument("--procs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--changes", type=int, default=8, help="slider changes per session and phase")
     parser.add_argument("--think", type=float, default=2.0, help="seconds between one student's changes")
@@ -342,8 +372,17 @@ def main(argv=None):
         parser.error("bounded: at most 100 sessions, 500 cycles and 50 simultaneous loads")
     print(f"{os.cpu_count()} cores; {args.changes} changes per session, one every ~{args.think} s")
     for k, procs in enumerate(args.procs):  # the open/close cycles once, on the first server
-        asyncio.run(measure(args.root.resolve(), procs, args.sessions, args.changes, args.think,
-                            args.cycles if k == 0 else 0, args.burst))
+        asyncio.run(
+            measure(
+                args.root.resolve(),
+                procs,
+                args.sessions,
+                args.changes,
+                args.think,
+                args.cycles if k == 0 else 0,
+                args.burst,
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,12 @@ def bokeh_side(runs):
         with pn.io.hold(doc):
             trade = result.tradeoff
             for mech in ("bm", "lnr"):
-                view.src_curve[mech].data = {"x": trade.epsilons, "y": getattr(trade, f"{mech}_mean"),
-                                             "lo": getattr(trade, f"{mech}_low"), "hi": getattr(trade, f"{mech}_high")}
+                view.src_curve[mech].data = {
+                    "x": trade.epsilons,
+                    "y": getattr(trade, f"{mech}_mean"),
+                    "lo": getattr(trade, f"{mech}_low"),
+                    "hi": getattr(trade, f"{mech}_high"),
+                }
             view.target_span.location = result.stopping.target
             view.src_box.data = box_data(result.stopping)
         times.append(time.perf_counter() - start)
@@ -72,8 +76,10 @@ def holoviews_side(runs):
         box = box_data(data.stopping)
         return hv.Segments((box["q05"], box["y"], box["q95"], box["y"])) * hv.Scatter((box["q50"], box["y"]))
 
-    layout = pn.Column(pn.pane.HoloViews(hv.DynamicMap(trade_plot, streams=[curve_pipe])),
-                       pn.pane.HoloViews(hv.DynamicMap(stop_plot, streams=[curve_pipe])))
+    layout = pn.Column(
+        pn.pane.HoloViews(hv.DynamicMap(trade_plot, streams=[curve_pipe])),
+        pn.pane.HoloViews(hv.DynamicMap(stop_plot, streams=[curve_pipe])),
+    )
     doc = Document()
     layout.get_root(doc)
     build = time.perf_counter() - start
@@ -92,10 +98,14 @@ def main():
     hv_build, hv_times = holoviews_side(runs)
     b, h = np.median(bokeh_times[1:]), np.median(hv_times[1:])
     print("experiments view plots: one update (new curves, bands, target, boxes), median of 5")
-    print(f"  raw Bokeh, data sources updated in place: {1e3 * b:7.1f} ms   (build once: {1e3 * bokeh_build:6.0f} ms,"
-          " whole view)")
-    print(f"  HoloViews, DynamicMap fed by a Pipe:       {1e3 * h:7.1f} ms   (build once: {1e3 * hv_build:6.0f} ms,"
-          " two plots)")
+    print(
+        f"  raw Bokeh, data sources updated in place: {1e3 * b:7.1f} ms   (build once: {1e3 * bokeh_build:6.0f} ms,"
+        " whole view)"
+    )
+    print(
+        f"  HoloViews, DynamicMap fed by a Pipe:       {1e3 * h:7.1f} ms   (build once: {1e3 * hv_build:6.0f} ms,"
+        " two plots)"
+    )
     print(f"  ratio HoloViews / Bokeh per update: {h / b:.1f}x")
 
 

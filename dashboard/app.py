@@ -37,11 +37,37 @@ INTRO = (
     "settings, so a link reproduces what you see. New here? Start the guided tour, pick a preset, or open the "
     "glossary in the sidebar."
 )
-URL_KEYS = {"epsilon": "eps", "delta": "delta", "rho": "rho", "target": "target", "sensitivity": "sens",
-            "dim": "d", "seed": "seed", "stop_rule": "stop", "arete_source": "arete", "alpha": "alpha",
-            "theta": "theta", "lam": "lam", "users": "users", "large_type": "big", "tour": "tour"}
-KATEX_FACES = ("AMS-Regular", "Caligraphic-Regular", "Main-Bold", "Main-BoldItalic", "Main-Italic", "Main-Regular",
-               "Math-BoldItalic", "Math-Italic", "Size1-Regular", "Size2-Regular", "Size3-Regular", "Size4-Regular")
+URL_KEYS = {
+    "epsilon": "eps",
+    "delta": "delta",
+    "rho": "rho",
+    "target": "target",
+    "sensitivity": "sens",
+    "dim": "d",
+    "seed": "seed",
+    "stop_rule": "stop",
+    "arete_source": "arete",
+    "alpha": "alpha",
+    "theta": "theta",
+    "lam": "lam",
+    "users": "users",
+    "large_type": "big",
+    "tour": "tour",
+}
+KATEX_FACES = (
+    "AMS-Regular",
+    "Caligraphic-Regular",
+    "Main-Bold",
+    "Main-BoldItalic",
+    "Main-Italic",
+    "Main-Regular",
+    "Math-BoldItalic",
+    "Math-Italic",
+    "Size1-Regular",
+    "Size2-Regular",
+    "Size3-Regular",
+    "Size4-Regular",
+)
 VIEWPORT = "width=device-width, initial-scale=1"
 # on load, phones start with the sidebar closed (it overlays the page when opened)
 ON_LOAD_JS = """
@@ -71,8 +97,10 @@ def page_css() -> str:
         data = base64.b64encode(_asset("katex", f"KaTeX_{family}-{style}.woff2").read_bytes()).decode()
         weight = "700" if "Bold" in style else "400"
         slant = "italic" if "Italic" in style else "normal"
-        faces.append(f"@font-face{{font-family:{FONT_PREFIX}KaTeX_{family};font-style:{slant};font-weight:{weight};"
-                     f"src:url(data:font/woff2;base64,{data}) format('woff2')}}")
+        faces.append(
+            f"@font-face{{font-family:{FONT_PREFIX}KaTeX_{family};font-style:{slant};font-weight:{weight};"
+            f"src:url(data:font/woff2;base64,{data}) format('woff2')}}"
+        )
     return "\n".join(faces) + "\n" + _asset("style.css").read_text()
 
 
@@ -91,8 +119,12 @@ class NoiseLab(pn.viewable.Viewer):
         self._views = [None] * len(self.VIEW_CLASSES)
         self._slots = [pn.Column(sizing_mode="stretch_width", min_height=300) for _ in self.VIEW_CLASSES]
         self.controls = controls(self.settings, show_tab=self._show_tab)
-        self.tabs = pn.Tabs(*zip(TABS, self._slots, strict=True), dynamic=True, sizing_mode="stretch_width",
-                            stylesheets=[".bk-headers-wrapper { flex-wrap: wrap; }"])
+        self.tabs = pn.Tabs(
+            *zip(TABS, self._slots, strict=True),
+            dynamic=True,
+            sizing_mode="stretch_width",
+            stylesheets=[".bk-headers-wrapper { flex-wrap: wrap; }"],
+        )
         # only the first tab's view is built now (a session opens in about half the time); the others
         # are built, and compute, when their tab is first shown
         self._activate(0)
@@ -167,9 +199,11 @@ class NoiseLab(pn.viewable.Viewer):
         return [self._view(i) for i in range(len(self.VIEW_CLASSES))]
 
     def __panel__(self):
-        return pn.Row(pn.Column(self.controls, width=300),
-                      pn.Column(self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
-                      sizing_mode="stretch_width")
+        return pn.Row(
+            pn.Column(self.controls, width=300),
+            pn.Column(self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
 
 
 def warm_up(pool: ComputePool) -> int:
@@ -186,8 +220,14 @@ def warm_up(pool: ComputePool) -> int:
     except Exception as exc:  # e.g. an unreachable Dask cluster: the views will say so when asked
         log.warning("warm-up skipped the experiments tab: %s", str(exc)[:200])
     else:
-        for call in chunk_calls(prepared.task, level_grid(*config.levels, config.count), trials=config.trials,
-                                seed=spec.seed, target=prepared.suggested_target, delta=Settings().delta):
+        for call in chunk_calls(
+            prepared.task,
+            level_grid(*config.levels, config.count),
+            trials=config.trials,
+            seed=spec.seed,
+            target=prepared.suggested_target,
+            delta=Settings().delta,
+        ):
             pool.future(call.func, *call.args, **call.keywords)
     started = 0
     scenarios = [{}] + [step.settings for step in TOUR if step.tab >= 2]
@@ -196,8 +236,9 @@ def warm_up(pool: ComputePool) -> int:
         settings = Settings()
         settings.apply(preset)
         _, calls = dropout_calls(settings, comparison_for(settings, table))
-        study = functools.partial(cached_study, epsilon=settings.epsilon, delta=settings.delta, rho=settings.rho,
-                                  seed=settings.seed)
+        study = functools.partial(
+            cached_study, epsilon=settings.epsilon, delta=settings.delta, rho=settings.rho, seed=settings.seed
+        )
         for call in [*calls, study]:
             pool.future(call.func, *call.args, **call.keywords)
             started += 1
@@ -246,8 +287,11 @@ def refused_message(refused: dict, arguments: dict) -> str:
         text = (raw[-1] if raw else b"").decode("utf-8", "replace") if isinstance(raw, list) else str(raw)
         shown = text.replace("`", "'").replace("\n", " ")[:40] + ("..." if len(text) > 40 else "")
         parts.append(f"`{key}={shown}` ({reason})")
-    return ("Ignored from the page address: " + "; ".join(parts) +
-            ". Everything else in the address was applied; the sliders show the values in use.")
+    return (
+        "Ignored from the page address: "
+        + "; ".join(parts)
+        + ". Everything else in the address was applied; the sliders show the values in use."
+    )
 
 
 def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> pn.template.BootstrapTemplate:
@@ -276,13 +320,18 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
         doc.on_session_destroyed(lambda _context: lab.end_session())
         # with several server processes a page's websocket may reach another process, which then builds
         # the session without rendering the page: Panel's style sheets must still come from this server
-        doc._template_variables.setdefault("dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path
-                                           else LOCAL_DIST)
+        doc._template_variables.setdefault(
+            "dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
+        )
     if pn.state.location is not None:
         arguments = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh-")}
         values, unknown = link_values(arguments)
-        refused = {**unknown, **{URL_KEYS[name]: reason for name, reason in lab.settings.apply_values(values).items()
-                                 if name in URL_KEYS}}
+        refused = {
+            **unknown,
+            **{
+                URL_KEYS[name]: reason for name, reason in lab.settings.apply_values(values).items() if name in URL_KEYS
+            },
+        }
         if refused:
             notice.object = refused_message(refused, arguments)
             notice.visible = True
@@ -294,5 +343,6 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
 
 if pn.state.served:
     pn.extension("katex", notifications=False)
-    create_app(pool=pn.state.as_cached("noiselab-compute-pool",
-                                       lambda: _warmed(ComputePool.from_environment()))).servable()
+    create_app(
+        pool=pn.state.as_cached("noiselab-compute-pool", lambda: _warmed(ComputePool.from_environment()))
+    ).servable()

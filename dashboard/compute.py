@@ -36,8 +36,14 @@ class ComputePool:
         Results kept for repeat requests (least recently used dropped first).
     """
 
-    def __init__(self, *, scheduler: str | None = None, local_workers: int | None = None, threads: int | None = None,
-                 max_results: int = 64):
+    def __init__(
+        self,
+        *,
+        scheduler: str | None = None,
+        local_workers: int | None = None,
+        threads: int | None = None,
+        max_results: int = 64,
+    ):
         if scheduler is not None and not isinstance(scheduler, str):
             raise TypeError(f"scheduler must be an address string such as 'tcp://127.0.0.1:8786', not {scheduler!r}")
         if scheduler is not None and local_workers is not None:
@@ -148,8 +154,9 @@ class ComputePool:
             from distributed import Client, LocalCluster
 
             if self.local_workers is not None:
-                self._cluster = LocalCluster(n_workers=self.local_workers, threads_per_worker=1,
-                                             dashboard_address=None, host="127.0.0.1")
+                self._cluster = LocalCluster(
+                    n_workers=self.local_workers, threads_per_worker=1, dashboard_address=None, host="127.0.0.1"
+                )
                 self._client = Client(self._cluster)
             else:
                 self._client = Client(self.scheduler, timeout=10)

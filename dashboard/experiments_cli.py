@@ -79,16 +79,26 @@ def write_csv(path, header, rows):
 
 
 def tradeoff_figure(result):
-    fig = figure(title=f"{result.task}: loss against privacy ({result.trials} trials, 95% bands)",
-                 x_axis_type="log", x_axis_label=f"ex-post epsilon (BM: delta = {result.delta:g})",
-                 y_axis_label="regularized loss", width=640, height=380)
+    fig = figure(
+        title=f"{result.task}: loss against privacy ({result.trials} trials, 95% bands)",
+        x_axis_type="log",
+        x_axis_label=f"ex-post epsilon (BM: delta = {result.delta:g})",
+        y_axis_label="regularized loss",
+        width=640,
+        height=380,
+    )
     for mech, label in (("bm", "Brownian mechanism"), ("lnr", "Laplace noise reduction")):
         mean, low, high = (getattr(result, f"{mech}_{k}") for k in ("mean", "low", "high"))
         src = ColumnDataSource({"x": result.epsilons, "y": mean, "lo": low, "hi": high})
         fig.add_layout(Band(base="x", lower="lo", upper="hi", source=src, fill_color=COLORS[mech], fill_alpha=0.2))
         fig.line("x", "y", source=src, color=COLORS[mech], line_width=2, legend_label=label)
-    fig.line(result.epsilons, np.full(result.epsilons.size, result.optimal_loss), color="black", line_dash="dashed",
-             legend_label="non-private optimum")
+    fig.line(
+        result.epsilons,
+        np.full(result.epsilons.size, result.optimal_loss),
+        color="black",
+        line_dash="dashed",
+        legend_label="non-private optimum",
+    )
     fig.legend.location = "top_right"
     return fig
 
@@ -96,8 +106,14 @@ def tradeoff_figure(result):
 def stopping_figure(result):
     keys = list(result.ex_post)
     labels = [f"{m} / {r}" for m, r in keys]
-    fig = figure(title=f"{result.task}: ex-post epsilon when stopping at loss <= {result.target:g}",
-                 y_range=labels[::-1], x_axis_type="log", x_axis_label="ex-post epsilon", width=640, height=380)
+    fig = figure(
+        title=f"{result.task}: ex-post epsilon when stopping at loss <= {result.target:g}",
+        y_range=labels[::-1],
+        x_axis_type="log",
+        x_axis_label="ex-post epsilon",
+        width=640,
+        height=380,
+    )
     for label, key in zip(labels, keys, strict=True):
         values = result.ex_post[key]
         values = values[np.isfinite(values)]
@@ -122,11 +138,17 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results", help="output folder")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--workers", type=int, default=1, metavar="N",
-                       help="worker processes on this machine (results do not depend on N)")
+    group.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes on this machine (results do not depend on N)",
+    )
     group.add_argument("--dask-scheduler", metavar="ADDRESS", help="run the trials on this Dask scheduler")
-    group.add_argument("--dask-local", type=int, metavar="N",
-                       help="run the trials on a local Dask cluster of N workers")
+    group.add_argument(
+        "--dask-local", type=int, metavar="N", help="run the trials on a local Dask cluster of N workers"
+    )
     args = parser.parse_args(argv)
     for name in ("trials", "levels", "workers"):
         if getattr(args, name) < 1:
@@ -157,8 +179,9 @@ def run(args):
         else:
             print(f"running the trials on {pool.describe()}", file=sys.stderr)
             mapper, progress = pool_mapper(pool), None
-        result = run_experiment(task, eps, target=target, trials=args.trials, rng=args.seed, mapper=mapper,
-                                progress=progress)
+        result = run_experiment(
+            task, eps, target=target, trials=args.trials, rng=args.seed, mapper=mapper, progress=progress
+        )
     finally:
         if pool is not None:
             pool.close()
@@ -172,9 +195,11 @@ def run(args):
         lines.append(f"{mech},{rule},{median:.4f},{frac:.3f}")
     (out / f"{args.task}_summary.csv").write_text("\n".join(lines) + "\n")
     at_tuned = int(np.argmin(np.abs(trade.epsilons - trade.tuned_epsilon)))
-    note = (f"<p>Task <b>{args.task}</b>, n = {task.n}, lambda = {task.lam}, {args.trials} trials, seed {args.seed}. "
-            f"At epsilon = {trade.epsilons[at_tuned]:.3f}: BM mean loss {trade.bm_mean[at_tuned]:.5f}, "
-            f"LNR {trade.lnr_mean[at_tuned]:.5f} (optimum {trade.optimal_loss:.5f}).</p>")
+    note = (
+        f"<p>Task <b>{args.task}</b>, n = {task.n}, lambda = {task.lam}, {args.trials} trials, seed {args.seed}. "
+        f"At epsilon = {trade.epsilons[at_tuned]:.3f}: BM mean loss {trade.bm_mean[at_tuned]:.5f}, "
+        f"LNR {trade.lnr_mean[at_tuned]:.5f} (optimum {trade.optimal_loss:.5f}).</p>"
+    )
     page = column(Div(text=note, width=1280), row(tradeoff_figure(trade), stopping_figure(stop)))
     (out / f"{args.task}_figure.html").write_text(file_html(page, INLINE, f"noiselab: {args.task} experiments"))
     print("\n".join(lines))

@@ -51,17 +51,32 @@ __all__ = [
     "stopping_table",
 ]
 
-SOURCES = {"synthetic": "synthetic (shaped like paper A's data)", "upload": "uploaded CSV file",
-           "kddcup": "KDD Cup 99 file (logistic)", "twitter": "Twitter buzz file (ridge)"}
+SOURCES = {
+    "synthetic": "synthetic (shaped like paper A's data)",
+    "upload": "uploaded CSV file",
+    "kddcup": "KDD Cup 99 file (logistic)",
+    "twitter": "Twitter buzz file (ridge)",
+}
 DATA_FILES = {"kddcup": "kddcup.data_10_percent", "twitter": "Twitter.data"}
 FILE_TASK = {"kddcup": "logistic", "twitter": "ridge"}
-RULE_LABELS = {("bm", "holdout"): "BM / hold-out", ("bm", "AboveThreshold"): "BM / AboveThreshold",
-               ("bm", "RAT"): "BM / RAT", ("lnr", "holdout"): "LNR / hold-out",
-               ("lnr", "AboveThreshold"): "LNR / AboveThreshold", ("lnr", "RAT"): "LNR / RAT",
-               ("doubling", "holdout"): "doubling / hold-out"}
-RULE_COST = {("bm", "holdout"): "eps_N", ("bm", "AboveThreshold"): "eps_N + {at}", ("bm", "RAT"): "2 eps_N",
-             ("lnr", "holdout"): "eps_N", ("lnr", "AboveThreshold"): "eps_N + {at}", ("lnr", "RAT"): "2 eps_N",
-             ("doubling", "holdout"): "the sum of its releases"}
+RULE_LABELS = {
+    ("bm", "holdout"): "BM / hold-out",
+    ("bm", "AboveThreshold"): "BM / AboveThreshold",
+    ("bm", "RAT"): "BM / RAT",
+    ("lnr", "holdout"): "LNR / hold-out",
+    ("lnr", "AboveThreshold"): "LNR / AboveThreshold",
+    ("lnr", "RAT"): "LNR / RAT",
+    ("doubling", "holdout"): "doubling / hold-out",
+}
+RULE_COST = {
+    ("bm", "holdout"): "eps_N",
+    ("bm", "AboveThreshold"): "eps_N + {at}",
+    ("bm", "RAT"): "2 eps_N",
+    ("lnr", "holdout"): "eps_N",
+    ("lnr", "AboveThreshold"): "eps_N + {at}",
+    ("lnr", "RAT"): "2 eps_N",
+    ("doubling", "holdout"): "the sum of its releases",
+}
 DATA_ROWS = 10_000  # rows to train on (paper A's n); as many again are the public hold-out set
 LAM = 0.05
 
@@ -123,14 +138,18 @@ def prepare(spec: ExperimentSpec, folder: Path | None = None) -> Prepared:
         raise ValueError(f'task must be "logistic", "ridge" or "mean", got {spec.task!r}')
     if spec.source == "synthetic":
         task = default_task(spec.task, n=DATA_ROWS, seed=0)
-        return Prepared(task, DEFAULT_TARGETS[spec.task],
-                        f"synthetic data shaped like paper A's: {task.n:,} training rows, {task.d} features")
+        return Prepared(
+            task,
+            DEFAULT_TARGETS[spec.task],
+            f"synthetic data shaped like paper A's: {task.n:,} training rows, {task.d} features",
+        )
     if spec.source == "upload":
         if spec.content is None:
             raise ValueError("upload a CSV file first (a header row, then numeric rows)")
         names, values = read_table(spec.content, source=spec.filename)
-        train, hold = table_task_data(names, values, task=spec.task, target=spec.target_column,
-                                      max_rows=2 * DATA_ROWS, seed=spec.seed)
+        train, hold = table_task_data(
+            names, values, task=spec.task, target=spec.target_column, max_rows=2 * DATA_ROWS, seed=spec.seed
+        )
         where = f"{spec.filename}"
         if spec.task != "mean":
             where += f", predicting {spec.target_column!r}"
@@ -151,8 +170,7 @@ def prepare(spec: ExperimentSpec, folder: Path | None = None) -> Prepared:
         raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {spec.source!r}")
     task = _task(spec.task, train, hold)
     target = pilot_target(task, seed=spec.seed)
-    return Prepared(task, target, f"{where}: {task.n:,} training rows, {task.d} features, as many public hold-out "
-                                  "rows")
+    return Prepared(task, target, f"{where}: {task.n:,} training rows, {task.d} features, as many public hold-out rows")
 
 
 def level_grid(low: float, high: float, count: int) -> tuple[float, ...]:
@@ -165,8 +183,12 @@ def level_grid(low: float, high: float, count: int) -> tuple[float, ...]:
 def chunk_calls(task: Task, levels, *, trials: int, seed: int, target: float, delta: float = 1e-6):
     """The experiment as independent calls (one per chunk of trials, each from its own child seed)."""
     count = len(chunk_plan(trials, seed))
-    return [functools.partial(run_capped, planned_chunk, task, tuple(levels), trials, seed, index, target=target,
-                              delta=delta) for index in range(count)]
+    return [
+        functools.partial(
+            run_capped, planned_chunk, task, tuple(levels), trials, seed, index, target=target, delta=delta
+        )
+        for index in range(count)
+    ]
 
 
 def _num(value, digits=3):
@@ -180,8 +202,13 @@ def experiment_headline(result, *, delta: float) -> str:
     bm, lnr = median[("bm", "holdout")], median[("lnr", "holdout")]
     if np.isfinite(bm) and np.isfinite(lnr):
         ratio = lnr / bm
-        verdict = (f"{_num(ratio, 2)}x lower for BM" if ratio > 1 else f"{_num(1 / ratio, 2)}x lower for LNR"
-                   if ratio < 1 else "the same for both")
+        verdict = (
+            f"{_num(ratio, 2)}x lower for BM"
+            if ratio > 1
+            else f"{_num(1 / ratio, 2)}x lower for LNR"
+            if ratio < 1
+            else "the same for both"
+        )
     else:
         verdict = "one of them never reaches it on this grid"
     rat, at = median[("bm", "RAT")], median[("bm", "AboveThreshold")]
@@ -189,18 +216,25 @@ def experiment_headline(result, *, delta: float) -> str:
         cheaper = "less than" if rat < at else "more than" if rat > at else "the same as"
     else:
         cheaper = "against"
-    return (f"##### Checked on public hold-out data, BM reaches the target loss {_num(stop.target, 4)} at a median "
-            f"ex-post epsilon {_num(bm)} (holds with probability 1 - {delta:g}), LNR at {_num(lnr)}: {verdict}. "
-            f"Checked privately, BM with RAT pays a median {_num(rat)}, {cheaper} AboveThreshold's {_num(at)}.")
+    return (
+        f"##### Checked on public hold-out data, BM reaches the target loss {_num(stop.target, 4)} at a median "
+        f"ex-post epsilon {_num(bm)} (holds with probability 1 - {delta:g}), LNR at {_num(lnr)}: {verdict}. "
+        f"Checked privately, BM with RAT pays a median {_num(rat)}, {cheaper} AboveThreshold's {_num(at)}."
+    )
 
 
 def stopping_table(result, *, at_epsilon: float = 0.5) -> str:
     """Median ex-post epsilon and the share of trials that stop, per mechanism and rule."""
     rows = []
     for key, (median, stopped) in result.stopping.summary().items():
-        rows.append(f"| {RULE_LABELS[key]} | {RULE_COST[key].format(at=at_epsilon)} | {_num(median)} | "
-                    f"{_num(100 * stopped, 3)}% |")
-    return ("| mechanism / check | pays | median ex-post epsilon | trials that reach the target |\n"
-            "|---|---|---|---|\n" + "\n".join(rows) +
-            f"\n\neps_N is the level of the last release. Over {result.tradeoff.trials} trials; a trial that never "
-            "reaches the target on this grid is counted as not stopping, and left out of the median.")
+        rows.append(
+            f"| {RULE_LABELS[key]} | {RULE_COST[key].format(at=at_epsilon)} | {_num(median)} | "
+            f"{_num(100 * stopped, 3)}% |"
+        )
+    return (
+        "| mechanism / check | pays | median ex-post epsilon | trials that reach the target |\n"
+        "|---|---|---|---|\n"
+        + "\n".join(rows)
+        + f"\n\neps_N is the level of the last release. Over {result.tradeoff.trials} trials; a trial that never "
+        "reaches the target on this grid is counted as not stopping, and left out of the median."
+    )

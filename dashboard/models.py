@@ -30,43 +30,64 @@ DEFAULTS = {
 class Settings(param.Parameterized):
     """The shared settings every view reads; one instance per browser session."""
 
-    epsilon = param.Number(DEFAULTS["epsilon"], bounds=(0.05, 50.0),
-                           doc="Privacy level epsilon: the rewind releases from epsilon/10 up to epsilon; the noise "
-                               "view calibrates Laplace and Staircase to it.")
-    delta = param.Number(DEFAULTS["delta"], bounds=(1e-12, 0.5),
-                         doc="Failure probability delta of the time-uniform privacy boundary.")
-    rho = param.Number(DEFAULTS["rho"], bounds=(1e-4, 1e4),
-                       doc="Mixture-boundary parameter rho, in units of sensitivity squared: psi_M is tightest near "
-                           "noise variance t = 2 ln(1/delta) rho (within a factor 1.4 for delta <= 0.05).")
-    target = param.Number(DEFAULTS["target"], bounds=(0.01, 100.0),
-                          doc="Target error ||release - f(x)|| of the rewind: the analyst wants to stop once a release "
-                              "is this close.")
-    sensitivity = param.Number(DEFAULTS["sensitivity"], bounds=(0.1, 10.0),
-                               doc="Sensitivity of f: how far one person's data can move f(x).")
+    epsilon = param.Number(
+        DEFAULTS["epsilon"],
+        bounds=(0.05, 50.0),
+        doc="Privacy level epsilon: the rewind releases from epsilon/10 up to epsilon; the noise "
+        "view calibrates Laplace and Staircase to it.",
+    )
+    delta = param.Number(
+        DEFAULTS["delta"], bounds=(1e-12, 0.5), doc="Failure probability delta of the time-uniform privacy boundary."
+    )
+    rho = param.Number(
+        DEFAULTS["rho"],
+        bounds=(1e-4, 1e4),
+        doc="Mixture-boundary parameter rho, in units of sensitivity squared: psi_M is tightest near "
+        "noise variance t = 2 ln(1/delta) rho (within a factor 1.4 for delta <= 0.05).",
+    )
+    target = param.Number(
+        DEFAULTS["target"],
+        bounds=(0.01, 100.0),
+        doc="Target error ||release - f(x)|| of the rewind: the analyst wants to stop once a release is this close.",
+    )
+    sensitivity = param.Number(
+        DEFAULTS["sensitivity"], bounds=(0.1, 10.0), doc="Sensitivity of f: how far one person's data can move f(x)."
+    )
     dim = param.Selector(default=DEFAULTS["dim"], objects=[1, 2], doc="Dimension d of f(x): a line or the plane.")
-    seed = param.Integer(DEFAULTS["seed"], bounds=(0, 2**31 - 1),
-                         doc="Random seed: the same seed reproduces every draw exactly.")
-    stop_rule = param.Selector(default=DEFAULTS["stop_rule"], objects=["confidence", "rat", "peek"],
-                               doc="How the rewind stops: 'confidence' reads only the public noise level (pays "
-                                   "psi(T_N)); 'rat' checks the private error through ReducedAboveThreshold (pays "
-                                   "2 psi(T_N)); 'peek' looks at the private error directly: a counter-example "
-                                   "with no privacy guarantee.")
-    arete_source = param.Selector(default=DEFAULTS["arete_source"],
-                                  objects=["calibrated", "lemma3", "local-search", "manual"],
-                                  doc="Arete parameters: calibrated (least E|Z| with worst-case epsilon at most "
-                                      "epsilon; never worse than Laplace), paper B's "
-                                      "Lemma 3, the authors' local-search sets (nearest of eps = 6, 7, 8), or manual "
-                                      "alpha/theta/lam.")
+    seed = param.Integer(
+        DEFAULTS["seed"], bounds=(0, 2**31 - 1), doc="Random seed: the same seed reproduces every draw exactly."
+    )
+    stop_rule = param.Selector(
+        default=DEFAULTS["stop_rule"],
+        objects=["confidence", "rat", "peek"],
+        doc="How the rewind stops: 'confidence' reads only the public noise level (pays "
+        "psi(T_N)); 'rat' checks the private error through ReducedAboveThreshold (pays "
+        "2 psi(T_N)); 'peek' looks at the private error directly: a counter-example "
+        "with no privacy guarantee.",
+    )
+    arete_source = param.Selector(
+        default=DEFAULTS["arete_source"],
+        objects=["calibrated", "lemma3", "local-search", "manual"],
+        doc="Arete parameters: calibrated (least E|Z| with worst-case epsilon at most "
+        "epsilon; never worse than Laplace), paper B's "
+        "Lemma 3, the authors' local-search sets (nearest of eps = 6, 7, 8), or manual "
+        "alpha/theta/lam.",
+    )
     alpha = param.Number(DEFAULTS["alpha"], bounds=(1e-4, 1.0), doc="Arete Gamma shape alpha (manual).")
     theta = param.Number(DEFAULTS["theta"], bounds=(1e-3, 10.0), doc="Arete Gamma scale theta (manual).")
     lam = param.Number(DEFAULTS["lam"], bounds=(1e-3, 10.0), doc="Arete Laplace scale lambda (manual).")
-    users = param.Integer(DEFAULTS["users"], bounds=(2, 100_000),
-                          doc="Number of users n who each add one share of the noise (distributed summation): sets "
-                              "the size of one share. The dropout curves depend only on the fraction present.")
-    large_type = param.Boolean(DEFAULTS["large_type"],
-                               doc="Large type for a projector: bigger text and plot labels.")
-    tour = param.Integer(DEFAULTS["tour"], bounds=(0, len(TOUR)),
-                         doc="Step of the guided tour on screen (0: no tour). Each step sets the sliders and tab.")
+    users = param.Integer(
+        DEFAULTS["users"],
+        bounds=(2, 100_000),
+        doc="Number of users n who each add one share of the noise (distributed summation): sets "
+        "the size of one share. The dropout curves depend only on the fraction present.",
+    )
+    large_type = param.Boolean(DEFAULTS["large_type"], doc="Large type for a projector: bigger text and plot labels.")
+    tour = param.Integer(
+        DEFAULTS["tour"],
+        bounds=(0, len(TOUR)),
+        doc="Step of the guided tour on screen (0: no tour). Each step sets the sliders and tab.",
+    )
     committed = param.Event(doc="Fired when a drag ends or a discrete setting changes: heavy views refresh.")
 
     @param.depends("dim", "seed", "stop_rule", watch=True)
@@ -130,21 +151,42 @@ def _allowed(parameter) -> str:
 class ExperimentSettings(param.Parameterized):
     """The experiments explorer's own settings (the shared delta and seed come from :class:`Settings`)."""
 
-    task = param.Selector(default="logistic", objects=["logistic", "ridge", "mean"],
-                          doc="Paper A's task: logistic regression (output perturbation), ridge regression "
-                              "(covariance perturbation) or a mean (fast).")
-    source = param.Selector(default="synthetic", objects=["synthetic", "upload", "kddcup", "twitter"],
-                            doc="The data: synthetic sets shaped like paper A's, an uploaded CSV file, or the "
-                                "paper's files when the server has them.")
-    target_column = param.String(default=None, allow_None=True,
-                                 doc="Column of the uploaded file to predict (not used by the mean task).")
-    trials = param.Selector(default=100, objects=[100, 250, 500, 1000],
-                            doc="Independent trials: 100 answers in seconds; paper A used 1,000.")
-    levels = param.Range(default=(0.16, 5.0), bounds=(0.16, 20.0),
-                         doc="Lowest and highest privacy level epsilon released (log-spaced). The lowest must "
-                             "exceed 0.149, the floor of the linear boundary tuned for epsilon = 0.3.")
-    count = param.Integer(default=30, bounds=(10, 60), doc="Number of privacy levels (paper A: 60); on coarser grids "
-                                                          "both mechanisms stop at the same few levels.")
-    target = param.Number(default=None, allow_None=True, bounds=(0.0, None), inclusive_bounds=(False, True),
-                          doc="Target loss for the stopping rules; empty: paper A's rule (the optimum plus BM's "
-                              "mean excess loss at epsilon = 0.3, rounded up).")
+    task = param.Selector(
+        default="logistic",
+        objects=["logistic", "ridge", "mean"],
+        doc="Paper A's task: logistic regression (output perturbation), ridge regression "
+        "(covariance perturbation) or a mean (fast).",
+    )
+    source = param.Selector(
+        default="synthetic",
+        objects=["synthetic", "upload", "kddcup", "twitter"],
+        doc="The data: synthetic sets shaped like paper A's, an uploaded CSV file, or the "
+        "paper's files when the server has them.",
+    )
+    target_column = param.String(
+        default=None, allow_None=True, doc="Column of the uploaded file to predict (not used by the mean task)."
+    )
+    trials = param.Selector(
+        default=100,
+        objects=[100, 250, 500, 1000],
+        doc="Independent trials: 100 answers in seconds; paper A used 1,000.",
+    )
+    levels = param.Range(
+        default=(0.16, 5.0),
+        bounds=(0.16, 20.0),
+        doc="Lowest and highest privacy level epsilon released (log-spaced). The lowest must "
+        "exceed 0.149, the floor of the linear boundary tuned for epsilon = 0.3.",
+    )
+    count = param.Integer(
+        default=30,
+        bounds=(10, 60),
+        doc="Number of privacy levels (paper A: 60); on coarser grids both mechanisms stop at the same few levels.",
+    )
+    target = param.Number(
+        default=None,
+        allow_None=True,
+        bounds=(0.0, None),
+        inclusive_bounds=(False, True),
+        doc="Target loss for the stopping rules; empty: paper A's rule (the optimum plus BM's "
+        "mean excess loss at epsilon = 0.3, rounded up).",
+    )

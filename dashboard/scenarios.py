@@ -82,10 +82,10 @@ def mixture_boundary(*, delta, rho, sensitivity=1.0) -> MixtureBoundary:
 # --- Brownian rewind ----------------------------------------------------------------------
 STOP_RULES = {
     "confidence": "public: stop once the noise level alone says the release is within the target "
-                  "with 90% probability (reads only T_n)",
+    "with 90% probability (reads only T_n)",
     "rat": "private check through ReducedAboveThreshold (reads the private error; pays 2 psi(T_N))",
     "peek": "counter-example: stop at the first release whose true error is within the target "
-            "(reads the private data; no privacy guarantee)",
+    "(reads the private data; no privacy guarantee)",
 }
 
 
@@ -113,8 +113,20 @@ class RewindScenario:
     confidence: float
 
 
-def rewind_scenario(*, epsilon, delta, rho, target, sensitivity=1.0, dim=1, stop_rule="confidence",
-                    confidence=0.9, frames=120, path_points=600, seed=0) -> RewindScenario:
+def rewind_scenario(
+    *,
+    epsilon,
+    delta,
+    rho,
+    target,
+    sensitivity=1.0,
+    dim=1,
+    stop_rule="confidence",
+    confidence=0.9,
+    frames=120,
+    path_points=600,
+    seed=0,
+) -> RewindScenario:
     """Release at privacy levels from epsilon/10 up to epsilon (mixture boundary psi_M with
     rho in units of D^2), one frame per level, and stop by ``stop_rule`` (see ``STOP_RULES``)."""
     epsilon = positive("epsilon", epsilon)
@@ -159,11 +171,23 @@ def rewind_scenario(*, epsilon, delta, rho, target, sensitivity=1.0, dim=1, stop
         stop = int(hits[0]) if hits.size else -1
         cost = math.inf
     return RewindScenario(
-        value=value, path_times=path_times, path=path, frame_times=times, frame_values=value + noise,
-        frame_epsilon=psi, frame_composition=np.cumsum(psi), frame_error=error,
-        frame_expected_error=np.sqrt(times) * chi.mean(), frame_error_bound=bound,
-        frame_neighbour_loss=neighbour_loss, stop_rule=stop_rule, stop_frame=stop, stop_epsilon=cost,
-        stop_uses_private_data=stop_rule != "confidence", target=target, delta=boundary.delta,
+        value=value,
+        path_times=path_times,
+        path=path,
+        frame_times=times,
+        frame_values=value + noise,
+        frame_epsilon=psi,
+        frame_composition=np.cumsum(psi),
+        frame_error=error,
+        frame_expected_error=np.sqrt(times) * chi.mean(),
+        frame_error_bound=bound,
+        frame_neighbour_loss=neighbour_loss,
+        stop_rule=stop_rule,
+        stop_frame=stop,
+        stop_epsilon=cost,
+        stop_uses_private_data=stop_rule != "confidence",
+        target=target,
+        delta=boundary.delta,
         confidence=confidence,
     )
 
@@ -186,8 +210,11 @@ class BoundaryCurves:
     def gaps(self) -> dict:
         """Variance ratios at the chosen epsilon: pDP over DP, then each boundary over pDP."""
         m = self.time_at_epsilon
-        return {"pdp_over_dp": m["pdp"] / m["gaussian"], "linear_over_pdp": m["linear"] / m["pdp"],
-                "mixture_over_pdp": m["mixture"] / m["pdp"]}
+        return {
+            "pdp_over_dp": m["pdp"] / m["gaussian"],
+            "linear_over_pdp": m["linear"] / m["pdp"],
+            "mixture_over_pdp": m["mixture"] / m["pdp"],
+        }
 
 
 def boundary_curves(*, epsilon, delta, rho, sensitivity=1.0, points=200) -> BoundaryCurves:
@@ -208,10 +235,24 @@ def boundary_curves(*, epsilon, delta, rho, sensitivity=1.0, points=200) -> Boun
     gauss = np.array([gaussian_variance(e, mix.delta, D) for e in coarse])
     gauss_full = np.exp(np.interp(np.log(eps_grid), np.log(coarse), np.log(gauss)))
     pdp = np.array([gaussian_pdp_variance(e, mix.delta, D) for e in eps_grid])
-    marks = {"mixture": float(mix.time_for(epsilon)), "linear": t_star,
-             "gaussian": gaussian_variance(epsilon, mix.delta, D), "pdp": gaussian_pdp_variance(epsilon, mix.delta, D)}
-    return BoundaryCurves(t, np.asarray(mix.epsilon(t)), np.asarray(lin.epsilon(t)), eps_grid,
-                          np.asarray(mix.time_for(eps_grid)), lin_time, gauss_full, pdp, marks, lin.floor())
+    marks = {
+        "mixture": float(mix.time_for(epsilon)),
+        "linear": t_star,
+        "gaussian": gaussian_variance(epsilon, mix.delta, D),
+        "pdp": gaussian_pdp_variance(epsilon, mix.delta, D),
+    }
+    return BoundaryCurves(
+        t,
+        np.asarray(mix.epsilon(t)),
+        np.asarray(lin.epsilon(t)),
+        eps_grid,
+        np.asarray(mix.time_for(eps_grid)),
+        lin_time,
+        gauss_full,
+        pdp,
+        marks,
+        lin.floor(),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,8 +291,9 @@ def tabulated_calibration(*, epsilon, sensitivity=1.0, table) -> tuple[Arete, fl
     if below.size == 0:
         return None, math.nan, math.nan
     i = below[-1]
-    arete = Arete(table["arete_abs_alpha"][i], table["arete_abs_theta"][i] * sensitivity,
-                  table["arete_abs_lam"][i] * sensitivity)
+    arete = Arete(
+        table["arete_abs_alpha"][i], table["arete_abs_theta"][i] * sensitivity, table["arete_abs_lam"][i] * sensitivity
+    )
     return arete, float(eps[i]), float(table["arete_abs_certified"][i])
 
 
@@ -298,8 +340,12 @@ class NoiseComparison:
     def ratios(self) -> dict:
         """Arete's E|Z| and variance over Laplace's and the Staircase's."""
         m, v = self.mean_abs, self.variance
-        return {"abs_vs_laplace": m["Arete"] / m["Laplace"], "abs_vs_staircase": m["Arete"] / m["Staircase"],
-                "var_vs_laplace": v["Arete"] / v["Laplace"], "var_vs_staircase": v["Arete"] / v["Staircase"]}
+        return {
+            "abs_vs_laplace": m["Arete"] / m["Laplace"],
+            "abs_vs_staircase": m["Arete"] / m["Staircase"],
+            "var_vs_laplace": v["Arete"] / v["Laplace"],
+            "var_vs_staircase": v["Arete"] / v["Staircase"],
+        }
 
 
 def _half_width(dists: dict) -> float:
@@ -314,8 +360,20 @@ def _half_width(dists: dict) -> float:
     return 1.15 * max(widths)
 
 
-def noise_comparison(*, epsilon, sensitivity=1.0, source="calibrated", alpha=None, theta=None, lam=None,
-                     table=None, arete=None, arete_certified=None, users=100, points=1201) -> NoiseComparison:
+def noise_comparison(
+    *,
+    epsilon,
+    sensitivity=1.0,
+    source="calibrated",
+    alpha=None,
+    theta=None,
+    lam=None,
+    table=None,
+    arete=None,
+    arete_certified=None,
+    users=100,
+    points=1201,
+) -> NoiseComparison:
     """Laplace, Staircase and the Arete of ``source`` at ``epsilon``.
 
     For the default source ("calibrated") the Arete shown is never worse than Laplace and
@@ -328,17 +386,23 @@ def noise_comparison(*, epsilon, sensitivity=1.0, source="calibrated", alpha=Non
     users = positive_int("users", users)
     lap = Laplace.for_epsilon(epsilon, sensitivity)
     stair = Staircase(epsilon, sensitivity)
-    note = {"calibrated": "calibrated", "lemma3": "Lemma 3", "local-search": "local-search set",
-            "manual": "manual"}.get(source, source)
+    note = {
+        "calibrated": "calibrated",
+        "lemma3": "Lemma 3",
+        "local-search": "local-search set",
+        "manual": "manual",
+    }.get(source, source)
     limit = False
     if arete is None:
         if source == "calibrated" and table is not None:
-            arete, eps_table, arete_certified = tabulated_calibration(epsilon=epsilon, sensitivity=sensitivity,
-                                                                      table=table)
+            arete, eps_table, arete_certified = tabulated_calibration(
+                epsilon=epsilon, sensitivity=sensitivity, table=table
+            )
             note = f"calibrated at epsilon' = {eps_table:.4g} from the frontier table"
         else:
-            arete = arete_for(epsilon=epsilon, sensitivity=sensitivity, source=source, alpha=alpha, theta=theta,
-                              lam=lam, table=table)
+            arete = arete_for(
+                epsilon=epsilon, sensitivity=sensitivity, source=source, alpha=alpha, theta=theta, lam=lam, table=table
+            )
     elif source == "calibrated":
         note = "calibrated exactly at this epsilon"
     if source == "calibrated" and (arete is None or arete.mean_abs() >= lap.mean_abs()):
@@ -351,9 +415,17 @@ def noise_comparison(*, epsilon, sensitivity=1.0, source="calibrated", alpha=Non
     certified["Arete"] = float(arete.privacy_loss(sensitivity)) if arete_certified is None else float(arete_certified)
     variance = {k: float(d.var()) for k, d in dists.items()}
     return NoiseComparison(
-        epsilon=epsilon, sensitivity=sensitivity, x=x, densities={k: d.pdf(x) for k, d in dists.items()},
-        mean_abs={k: float(d.mean_abs()) for k, d in dists.items()}, variance=variance, certified=certified,
-        arete=arete, arete_note=note, laplace_limit=limit, users=users,
+        epsilon=epsilon,
+        sensitivity=sensitivity,
+        x=x,
+        densities={k: d.pdf(x) for k, d in dists.items()},
+        mean_abs={k: float(d.mean_abs()) for k, d in dists.items()},
+        variance=variance,
+        certified=certified,
+        arete=arete,
+        arete_note=note,
+        laplace_limit=limit,
+        users=users,
         share_std={k: (math.sqrt(variance[k] / users) if DIVISIBLE[k] else None) for k in NOISE_NAMES},
     )
 
@@ -383,7 +455,7 @@ def loss_profile(dist, distances) -> np.ndarray:
         if k == 0:
             continue
         start = np.searchsorted(t, -dist_i / 2 - h / 2)
-        ratio = lp[start:len(t) - k] - lp[start + k:]
+        ratio = lp[start : len(t) - k] - lp[start + k :]
         out[i] = max(float(ratio.max()), dist_i / mu)
     return out
 
@@ -416,7 +488,7 @@ class ClassificationStory:
         flat = params.reshape(-1, X.shape[1])
         correct = np.empty(flat.shape[0])
         for start in range(0, flat.shape[0], 256):
-            correct[start:start + 256] = (flat[start:start + 256] @ signed > 0).sum(axis=1)
+            correct[start : start + 256] = (flat[start : start + 256] @ signed > 0).sum(axis=1)
         return 1.0 - (correct / X.shape[0]).reshape(params.shape[:-1])
 
     @property
@@ -468,8 +540,9 @@ def rat_run(*, epsilon, delta, rho, target=None, rounds=20, at_epsilon=0.5, seed
     noise_rng, check_rng = _streams(seed, 2)
     params = story.task.release(bm_noise(times, story.task.d, 1, noise_rng)[0])
     error = story.error_rate(params)
-    rat = ReducedAboveThreshold(1.0 - target, sensitivity=story.utility_sensitivity, epsilon_max=float(eps[-1]),
-                                rng=check_rng)
+    rat = ReducedAboveThreshold(
+        1.0 - target, sensitivity=story.utility_sensitivity, epsilon_max=float(eps[-1]), rng=check_rng
+    )
     for n in range(eps.size):
         if rat.check(1.0 - error[n], float(eps[n])):
             break
@@ -477,10 +550,18 @@ def rat_run(*, epsilon, delta, rho, target=None, rounds=20, at_epsilon=0.5, seed
     pad = np.full(eps.size - len(checked), np.nan)
     stop = rat.stopping_round or 0
     last = float(eps[stop - 1]) if stop else float(eps[-1])
-    return RatRun(eps, error, story.error_rate(params, holdout=True),
-                  np.r_[[r.noisy_utility for r in checked], pad], np.r_[[r.noisy_threshold for r in checked], pad],
-                  target, stop, bool(stop) and bool(error[stop - 1] > target), 2 * last,
-                  last + positive("at_epsilon", at_epsilon))
+    return RatRun(
+        eps,
+        error,
+        story.error_rate(params, holdout=True),
+        np.r_[[r.noisy_utility for r in checked], pad],
+        np.r_[[r.noisy_threshold for r in checked], pad],
+        target,
+        stop,
+        bool(stop) and bool(error[stop - 1] > target),
+        2 * last,
+        last + positive("at_epsilon", at_epsilon),
+    )
 
 
 RAT_RULES = ("hold-out", "AboveThreshold", "RAT")
@@ -502,9 +583,12 @@ class RatStudy:
         for rule in RAT_RULES:
             cost, err = self.ex_post[rule], self.error_at_stop[rule]
             stopped = np.isfinite(cost)
-            out[rule] = (float(np.median(cost[stopped])) if stopped.any() else math.nan, float(stopped.mean()),
-                         float(np.mean(err[stopped] <= self.target)) if stopped.any() else math.nan,
-                         float(np.median(err[stopped])) if stopped.any() else math.nan)
+            out[rule] = (
+                float(np.median(cost[stopped])) if stopped.any() else math.nan,
+                float(stopped.mean()),
+                float(np.mean(err[stopped] <= self.target)) if stopped.any() else math.nan,
+                float(np.median(err[stopped])) if stopped.any() else math.nan,
+            )
         return out
 
 
@@ -526,10 +610,12 @@ def rat_study(*, epsilon, delta, rho, target=None, rounds=20, runs=1000, at_epsi
     first = np.argmax(holdout, axis=1) + 1
     stops = {
         "hold-out": np.where(holdout.any(axis=1), first, 0),
-        "AboveThreshold": simulate_above_threshold_stopping(accuracy, 1.0 - target, sensitivity=S,
-                                                            epsilon=at_epsilon, rng=at_rng),
-        "RAT": simulate_rat_stopping(accuracy, eps, 1.0 - target, sensitivity=S, epsilon_max=float(eps[-1]),
-                                     rng=rat_rng),
+        "AboveThreshold": simulate_above_threshold_stopping(
+            accuracy, 1.0 - target, sensitivity=S, epsilon=at_epsilon, rng=at_rng
+        ),
+        "RAT": simulate_rat_stopping(
+            accuracy, eps, 1.0 - target, sensitivity=S, epsilon_max=float(eps[-1]), rng=rat_rng
+        ),
     }
     cost = {"hold-out": (1.0, 0.0), "AboveThreshold": (1.0, at_epsilon), "RAT": (2.0, 0.0)}
     ex_post, at_stop = {}, {}

@@ -68,8 +68,12 @@ class _ShortLines(logging.Filter):
 class _ClosedTabAtDebug(logging.Filter):
     """Closing a tab is normal: Bokeh's and Tornado's warnings about it go to debug level."""
 
-    PATTERNS = ("WebSocket connection closed", "Failed sending message as connection was closed",
-                "Stream is closed", "Session .* was destroyed")
+    PATTERNS = (
+        "WebSocket connection closed",
+        "Failed sending message as connection was closed",
+        "Stream is closed",
+        "Session .* was destroyed",
+    )
 
     def filter(self, record):
         if record.levelno <= logging.WARNING and any(re.search(p, record.getMessage()) for p in self.PATTERNS):
@@ -104,8 +108,7 @@ def restrict_hosts(server, hosts) -> None:
     app = server._tornado
     pattern = "(" + "|".join(re.escape(h) for h in hosts) + ")$"
     router = app.default_router
-    router.rules = [Rule(HostMatches(pattern), app.wildcard_router),
-                    Rule(AnyMatches(), [(r".*", _UnknownHost)])]
+    router.rules = [Rule(HostMatches(pattern), app.wildcard_router), Rule(AnyMatches(), [(r".*", _UnknownHost)])]
     router.rules[-1] = router.process_rule(router.rules[-1])
 
 
@@ -140,16 +143,28 @@ def configure_logging():
         logger.addFilter(_ClosedTabAtDebug())
 
 
-def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=False, num_procs=1, pool=None,
-          hosts=None, start=True, warm=True):
+def serve(
+    port=5006,
+    address="127.0.0.1",
+    origins=None,
+    show=False,
+    threaded=False,
+    num_procs=1,
+    pool=None,
+    hosts=None,
+    start=True,
+    warm=True,
+):
     """Start the server (blocking unless ``threaded`` or ``start=False``); returns it."""
     if not isinstance(num_procs, int) or isinstance(num_procs, bool) or num_procs < 1:
         raise ValueError(f"num_procs must be a positive integer, got {num_procs!r}")
     if num_procs > 1 and (threaded or show):
         raise ValueError("num_procs > 1 runs the server in this process's children: not with threaded or show")
     if pool is not None and pool.local_workers is not None and num_procs > 1:
-        raise ValueError("with several web processes give one shared cluster (--dask-scheduler), not --dask-local: "
-                         "each process would start its own")
+        raise ValueError(
+            "with several web processes give one shared cluster (--dask-scheduler), not --dask-local: "
+            "each process would start its own"
+        )
     pn.extension("katex", notifications=False)
     configure_logging()
     if not threaded:  # a parent of several workers ends here; they follow by the parent-death signal
@@ -171,9 +186,17 @@ def serve(port=5006, address="127.0.0.1", origins=None, show=False, threaded=Fal
     def session_app():  # one fresh app per browser session, all sharing this process's compute pool
         return create_app(pool=pool)
 
-    server = pn.serve({"/": session_app}, port=port, address=address,
-                      websocket_origin=origins, show=show, title=TITLE, threaded=threaded, num_procs=num_procs,
-                      start=False)
+    server = pn.serve(
+        {"/": session_app},
+        port=port,
+        address=address,
+        websocket_origin=origins,
+        show=show,
+        title=TITLE,
+        threaded=threaded,
+        num_procs=num_procs,
+        start=False,
+    )
     if threaded:  # a StoppableThread: the server is made inside it
         server.start()
         return server
@@ -193,18 +216,41 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="Serve the noiselab app (offline; http://localhost:5006 by default).")
     parser.add_argument("--port", type=int, default=5006)
     parser.add_argument("--address", default="127.0.0.1", help="interface to bind (default 127.0.0.1 only)")
-    parser.add_argument("--allow-websocket-origin", action="append", dest="origins", default=None,
-                        help="host[:port] allowed to open the websocket (repeatable)")
-    parser.add_argument("--allow-host", action="append", dest="hosts", default=None,
-                        help="a host name the server answers for besides localhost (repeatable), e.g. the public "
-                             "name behind a reverse proxy")
-    parser.add_argument("--num-procs", type=int, default=1,
-                        help="web processes sharing the port (sessions stay in the process that opened them)")
+    parser.add_argument(
+        "--allow-websocket-origin",
+        action="append",
+        dest="origins",
+        default=None,
+        help="host[:port] allowed to open the websocket (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        dest="hosts",
+        default=None,
+        help="a host name the server answers for besides localhost (repeatable), e.g. the public "
+        "name behind a reverse proxy",
+    )
+    parser.add_argument(
+        "--num-procs",
+        type=int,
+        default=1,
+        help="web processes sharing the port (sessions stay in the process that opened them)",
+    )
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--dask-scheduler", default=None, metavar="ADDRESS",
-                       help="send heavy computations to this Dask scheduler (needs the 'dask' extra)")
-    group.add_argument("--dask-local", type=int, default=None, metavar="N",
-                       help="start a local Dask cluster of N worker processes for the heavy computations")
+    group.add_argument(
+        "--dask-scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="send heavy computations to this Dask scheduler (needs the 'dask' extra)",
+    )
+    group.add_argument(
+        "--dask-local",
+        type=int,
+        default=None,
+        metavar="N",
+        help="start a local Dask cluster of N worker processes for the heavy computations",
+    )
     parser.add_argument("--show", action="store_true", help="open a browser tab")
     args = parser.parse_args(argv)
     try:
@@ -214,8 +260,11 @@ def main(argv=None):
             pool.close()  # each web process connects for itself (a client must not cross a fork)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         parser.error(str(exc))
-    print(f"noiselab: serving on http://{args.address}:{args.port}/ with {args.num_procs} process(es), heavy work "
-          f"on {pool.describe()} (Ctrl+C to stop)", flush=True)
+    print(
+        f"noiselab: serving on http://{args.address}:{args.port}/ with {args.num_procs} process(es), heavy work "
+        f"on {pool.describe()} (Ctrl+C to stop)",
+        flush=True,
+    )
     try:
         serve(args.port, args.address, args.origins, args.show, num_procs=args.num_procs, pool=pool, hosts=args.hosts)
     except ValueError as exc:

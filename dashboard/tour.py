@@ -30,7 +30,9 @@ TOUR = (
         "The mechanism first releases f(x) + B(T) with a large noise variance T, at epsilon/10. The red dot is "
         "that release; the dashed line is the true value f(x) = 0. The noise level T is public, the error is not.",
         "the red dot, far from the dashed line, and the readout's error.",
-        0, {}, frame=0,
+        0,
+        {},
+        frame=0,
     ),
     TourStep(
         "Rewinding towards less noise",
@@ -38,7 +40,9 @@ TOUR = (
         "at f(x). The expected error shrinks with every release, though a single path may wander. The default "
         "stop reads only the public noise level, so the whole sequence costs psi(T_N) of the last release.",
         "the headline: psi(T_N) against what naive composition of the same releases would charge.",
-        0, {}, frame=119,
+        0,
+        {},
+        frame=119,
     ),
     TourStep(
         "Why a boundary",
@@ -46,7 +50,8 @@ TOUR = (
         "release time at once, except with probability delta: here delta = 0.05, so about 1 in 20 simulated "
         "paths may cross. Holding at all times costs more variance than a single release with the same guarantee.",
         "the grey loss paths under the blue boundary, and the headline's price of time-uniformity.",
-        1, {"delta": 0.05},
+        1,
+        {"delta": 0.05},
     ),
     TourStep(
         "Stopping with a private check",
@@ -54,7 +59,8 @@ TOUR = (
         "ReducedAboveThreshold pays twice the level where it halts; AboveThreshold that level plus a fixed 0.5. "
         "A private check is noisy, so some halts come too early: they are marked and counted.",
         "the headline (median ex-post epsilon of RAT and AboveThreshold) and the error-at-halt histogram.",
-        3, {},
+        3,
+        {},
     ),
     TourStep(
         "The low-privacy regime",
@@ -62,7 +68,8 @@ TOUR = (
         "the Arete fall exponentially. Below epsilon ~ 3.6 no Arete beats Laplace; at epsilon = 10 the Arete's "
         "error is a fraction of Laplace's.",
         "the headline ratios and the log-scale densities.",
-        2, {"epsilon": 10.0},
+        2,
+        {"epsilon": 10.0},
     ),
     TourStep(
         "Splitting noise among users",
@@ -70,7 +77,8 @@ TOUR = (
         "each of n users adds one share and the shares sum to the Arete. If some users drop out, the noise shrinks "
         "and the privacy loss grows: compute the dropout curves.",
         "the table's last column (the size of one user's share) and the dropout curves.",
-        2, {"epsilon": 6.0, "users": 20},
+        2,
+        {"epsilon": 6.0, "users": 20},
     ),
 )
 
@@ -88,31 +96,31 @@ PRESETS = {
 
 GLOSSARY = {
     "epsilon": "The privacy level: how much one person's data may change the odds of any output, as a factor "
-               "e^epsilon. Smaller is more private and noisier.",
+    "e^epsilon. Smaller is more private and noisier.",
     "delta": "The probability with which a guarantee may fail. Here a privacy boundary bounds the privacy loss "
-             "at every release time at once, except with probability delta.",
+    "at every release time at once, except with probability delta.",
     "sensitivity": "How far one person's data can move f(x) (D). Noise is scaled to it.",
     "privacy loss": "log of the ratio of an output's probability under your data and under a neighbour's. "
-                    "Its realized value depends on the noise drawn.",
+    "Its realized value depends on the noise drawn.",
     "psi (privacy boundary)": "A curve psi(t) that stays above the privacy loss of the Brownian mechanism at "
-                              "every noise variance t at once, with probability 1 - delta (paper A, Theorem 3.3).",
+    "every noise variance t at once, with probability 1 - delta (paper A, Theorem 3.3).",
     "rho": "Parameter of the mixture boundary psi_M, in units of the sensitivity squared: psi_M is tightest near "
-           "noise variance t = 2 ln(1/delta) rho.",
+    "noise variance t = 2 ln(1/delta) rho.",
     "ex post": "A privacy guarantee fixed after seeing the outputs: stopping at release N costs psi(T_N), paid "
-               "only for the last release, if the decision to stop reads only the releases or public data.",
+    "only for the last release, if the decision to stop reads only the releases or public data.",
     "naive composition": "Adding up the epsilons of every release, as if each were a separate mechanism.",
     "pDP (probabilistic DP)": "The privacy loss exceeds epsilon with probability at most delta. Stronger than "
-                              "(epsilon, delta)-DP, so it needs more noise; a boundary gives this kind of guarantee.",
+    "(epsilon, delta)-DP, so it needs more noise; a boundary gives this kind of guarantee.",
     "RAT / AboveThreshold": "Private checks that stop once a utility crosses a threshold. AboveThreshold pays a "
-                            "fixed epsilon; ReducedAboveThreshold pays twice the level where it halts.",
+    "fixed epsilon; ReducedAboveThreshold pays twice the level where it halts.",
     "false halt": "A private check halted although the true error was still above the target (its noise "
-                  "crossed the threshold).",
+    "crossed the threshold).",
     "E|Z|": "The expected absolute error a noise adds: the mean of |Z|.",
     "Staircase": "The noise with the least E|Z| for a given epsilon; it cannot be split into shares.",
     "Arete": "Gamma - Gamma + Laplace noise (paper B): infinitely divisible, so n users can each add one share.",
     "worst-case epsilon": "The supremum over all outputs of the log density ratio at the sensitivity. Exact for "
-                          "Laplace and Staircase; for the Arete a numerical supremum of the exact density, found by "
-                          "a multi-scale grid, local refinement and the tail limit, and tested against "
-                          "high-precision oracles.",
+    "Laplace and Staircase; for the Arete a numerical supremum of the exact density, found by "
+    "a multi-scale grid, local refinement and the tail limit, and tested against "
+    "high-precision oracles.",
     "seed": "The random seed: the same seed reproduces every draw, so a link reproduces a demo exactly.",
 }

@@ -24,9 +24,15 @@ class LogSlider(pn.viewable.Viewer):
         self._settings, self._name = settings, name
         self._low, self._high = settings.param[name].bounds
         formatter = CustomJSTickFormatter(code=f"return Number(Math.pow(10, tick).toPrecision({digits})).toString()")
-        self.slider = pn.widgets.FloatSlider(label=label, start=math.log10(self._low), end=math.log10(self._high),
-                                             step=0.01, value=math.log10(getattr(settings, name)), format=formatter,
-                                             sizing_mode="stretch_width")
+        self.slider = pn.widgets.FloatSlider(
+            label=label,
+            start=math.log10(self._low),
+            end=math.log10(self._high),
+            step=0.01,
+            value=math.log10(getattr(settings, name)),
+            format=formatter,
+            sizing_mode="stretch_width",
+        )
         self.slider.param.watch(self._on_drag, "value")
         self.slider.param.watch(self._on_release, "value_throttled")
         settings.param.watch(self._on_model, name)
@@ -56,11 +62,17 @@ class LogSlider(pn.viewable.Viewer):
 
 def glossary() -> pn.pane.HTML:
     """Each term a native <details> element: opens by click, tap or keyboard (Tab, then Enter)."""
-    items = "".join(f"<details><summary>{html.escape(term)}</summary><p>{html.escape(text)}</p></details>"
-                    for term, text in GLOSSARY.items())
-    return pn.pane.HTML(f'<div class="noiselab-glossary">{items}</div>', sizing_mode="stretch_width",
-                        stylesheets=["details { margin: 2px 0; } summary { cursor: pointer; font-weight: 600; } "
-                                     "p { margin: 2px 0 6px 12px; }"])
+    items = "".join(
+        f"<details><summary>{html.escape(term)}</summary><p>{html.escape(text)}</p></details>"
+        for term, text in GLOSSARY.items()
+    )
+    return pn.pane.HTML(
+        f'<div class="noiselab-glossary">{items}</div>',
+        sizing_mode="stretch_width",
+        stylesheets=[
+            "details { margin: 2px 0; } summary { cursor: pointer; font-weight: 600; } p { margin: 2px 0 6px 12px; }"
+        ],
+    )
 
 
 def controls(settings: Settings, show_tab=None) -> pn.Column:
@@ -72,14 +84,17 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
         LogSlider(settings, "target", "target error"),
         LogSlider(settings, "sensitivity", "sensitivity"),
     ]
-    dim = pn.widgets.RadioButtonGroup.from_param(settings.param.dim, label="dimension d",
-                                                 options={"d = 1": 1, "d = 2": 2})
+    dim = pn.widgets.RadioButtonGroup.from_param(
+        settings.param.dim, label="dimension d", options={"d = 1": 1, "d = 2": 2}
+    )
     seed = pn.widgets.IntInput.from_param(settings.param.seed, label="seed", description=settings.param.seed.doc)
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     reset.on_click(lambda _event: settings.reset())
-    preset = pn.widgets.Select(label="Presets", options=["Choose a scenario...", *PRESETS],
-                               description="Scenarios people ask about: each sets the sliders from the defaults "
-                                           "and opens its tab")
+    preset = pn.widgets.Select(
+        label="Presets",
+        options=["Choose a scenario...", *PRESETS],
+        description="Scenarios people ask about: each sets the sliders from the defaults and opens its tab",
+    )
 
     def apply_preset(event):
         if event.new in PRESETS:  # the choice stays shown; choose another to switch
@@ -92,8 +107,13 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
     large = pn.widgets.Toggle.from_param(settings.param.large_type, label="Large type (projector)")
     large.jscallback(value=LARGE_TYPE_JS, args={"toggle": large})
     return pn.Column(
-        preset, *sliders, pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10)), dim, seed,
-        pn.Row(reset, large), pn.Card(glossary(), title="Glossary", collapsed=True, sizing_mode="stretch_width"),
+        preset,
+        *sliders,
+        pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10)),
+        dim,
+        seed,
+        pn.Row(reset, large),
+        pn.Card(glossary(), title="Glossary", collapsed=True, sizing_mode="stretch_width"),
         sizing_mode="stretch_width",
     )
 
@@ -106,8 +126,12 @@ class TourPanel(pn.viewable.Viewer):
         self.settings = settings
         self._on_step = on_step
         self.text = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10))
-        self.start = pn.widgets.Button(label="Start the guided tour", variant="outline", color="primary",
-                                       description="Six short steps for a lecture or a demo")
+        self.start = pn.widgets.Button(
+            label="Start the guided tour",
+            variant="outline",
+            color="primary",
+            description="Six short steps for a lecture or a demo",
+        )
         self.back = pn.widgets.Button(label="\u25c0 Back", variant="outline", width=100)
         self.next = pn.widgets.Button(label="Next \u25b6", color="primary", width=100)
         self.close = pn.widgets.Button(label="End tour", variant="outline", width=100)
@@ -132,13 +156,16 @@ class TourPanel(pn.viewable.Viewer):
             step = TOUR[k - 1]
             self.back.disabled = k == 1
             self.next.disabled = k == len(TOUR)
-            self.text.object = (f"**Tour, step {k} of {len(TOUR)}: {step.title}.** {step.text}  \n"
-                                f"**Look at:** {step.look_at} (Link to this step: `?tour={k}`)")
+            self.text.object = (
+                f"**Tour, step {k} of {len(TOUR)}: {step.title}.** {step.text}  \n"
+                f"**Look at:** {step.look_at} (Link to this step: `?tour={k}`)"
+            )
             self._on_step(step)
 
     def __panel__(self):
-        return pn.Column(self.start, self.text, self.buttons, sizing_mode="stretch_width",
-                         css_classes=["noiselab-tour"])
+        return pn.Column(
+            self.start, self.text, self.buttons, sizing_mode="stretch_width", css_classes=["noiselab-tour"]
+        )
 
 
 __all__ = ["LogSlider", "TourPanel", "controls", "glossary"]

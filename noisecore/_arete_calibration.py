@@ -35,7 +35,7 @@ def _ratios(params, points):
     kernel = AreteKernel(*params)
     pts = np.asarray(points, dtype=float)
     lp = kernel.evaluate(np.abs(np.concatenate([pts, pts + 1.0])))[0]
-    return lp[: pts.size] - lp[pts.size:]
+    return lp[: pts.size] - lp[pts.size :]
 
 
 def _starts(epsilon):
@@ -84,9 +84,9 @@ def _solve(epsilon, objective, start, points):
             lp, _, b0 = kernel.evaluate(np.abs(np.concatenate([pts, pts + 1.0])))
             value = kernel.mean_abs(b0) if objective == "abs" else variance(a, th, la)
             tail = target - 1.0 / max(th, la)
-            ratios = lp[: pts.size] - lp[pts.size:]
+            ratios = lp[: pts.size] - lp[pts.size :]
             peak = [target - _window_peak(ratios[: window.size])] if window.size else []
-            memo[key] = (math.log(value), np.concatenate([target - ratios[window.size:], peak, [tail]]))
+            memo[key] = (math.log(value), np.concatenate([target - ratios[window.size :], peak, [tail]]))
         return memo[key]
 
     def jacobians(x):
@@ -102,11 +102,15 @@ def _solve(epsilon, objective, start, points):
         return grad, jac
 
     x0 = np.clip(np.log(start), [b[0] for b in _BOUNDS], [b[1] for b in _BOUNDS])
-    res = optimize.minimize(lambda x: both(x)[0], x0, jac=lambda x: jacobians(x)[0], method="SLSQP",
-                            bounds=_BOUNDS,
-                            constraints=[{"type": "ineq", "fun": lambda x: both(x)[1],
-                                          "jac": lambda x: jacobians(x)[1]}],
-                            options={"maxiter": 30, "ftol": 1e-10})
+    res = optimize.minimize(
+        lambda x: both(x)[0],
+        x0,
+        jac=lambda x: jacobians(x)[0],
+        method="SLSQP",
+        bounds=_BOUNDS,
+        constraints=[{"type": "ineq", "fun": lambda x: both(x)[1], "jac": lambda x: jacobians(x)[1]}],
+        options={"maxiter": 30, "ftol": 1e-10},
+    )
     return np.exp(res.x)
 
 

@@ -164,8 +164,12 @@ class AreteKernel:
         cap_slow = min(self.theta_eff, 1 / self.kappa_a) if slow_a else self.theta_eff
         seg_p = [p[~long], start, mid1, mid2]
         seg_q = [q[~long], mid1, mid2, stop]
-        seg_cap = [np.full((~long).sum(), cap_b), np.full(long.sum(), base),
-                   np.full(long.sum(), self.theta_eff), np.full(long.sum(), cap_slow)]
+        seg_cap = [
+            np.full((~long).sum(), cap_b),
+            np.full(long.sum(), base),
+            np.full(long.sum(), self.theta_eff),
+            np.full(long.sum(), cap_slow),
+        ]
         # inside a kernel zone the pieces may grow with the e-folds already decayed:
         # a piece k e-folds away contributes e^-k, so its quadrature error may grow too
         for lo, hi, grow in _ZONE_STEPS:
@@ -332,7 +336,7 @@ def _subdivide(p: np.ndarray, q: np.ndarray, cap: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         doublings = np.ceil(np.log2(limit / p) - 1e-12) - 1
     doublings = np.where(np.isfinite(doublings), np.maximum(doublings, 0), 0).astype(np.int64)
-    starts = p * 2.0 ** doublings
+    starts = p * 2.0**doublings
     total_geo = int(doublings.sum())
     pieces = []
     if total_geo:

@@ -43,8 +43,10 @@ class Immutable:
 
     def __setattr__(self, name, value):
         if getattr(self, "_frozen", False):
-            raise AttributeError(f"{type(self).__name__} objects are immutable: cannot set {name!r} "
-                                 f"(build a new {type(self).__name__} instead)")
+            raise AttributeError(
+                f"{type(self).__name__} objects are immutable: cannot set {name!r} "
+                f"(build a new {type(self).__name__} instead)"
+            )
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -144,8 +146,9 @@ class NoiseDistribution(Immutable):
         with _far_tail():
             out = np.asarray(self._privacy_loss(arr), dtype=float)
         if self._finite_loss and np.isinf(out).any():
-            raise ValueError(f"distance is too large for this noise: the privacy loss at {arr.max():g} "
-                             "is beyond the float range")
+            raise ValueError(
+                f"distance is too large for this noise: the privacy loss at {arr.max():g} is beyond the float range"
+            )
         return _output(out, arr)
 
     def mse(self) -> float:

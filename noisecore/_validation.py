@@ -100,8 +100,10 @@ def derived_scale(what: str, value: float, **given) -> float:
     """Check a scale computed from the arguments ``given``; an error names them all."""
     if not (np.isfinite(value) and SCALE_MIN <= value <= SCALE_MAX):
         args = ", ".join(f"{k}={v:g}" for k, v in given.items())
-        raise ValueError(f"{args} give {what} = {value:g}, outside [{SCALE_MIN:g}, {SCALE_MAX:g}]; "
-                         f"move {' or '.join(given)} towards 1")
+        raise ValueError(
+            f"{args} give {what} = {value:g}, outside [{SCALE_MIN:g}, {SCALE_MAX:g}]; "
+            f"move {' or '.join(given)} towards 1"
+        )
     return float(value)
 
 
@@ -130,8 +132,9 @@ def generator(rng) -> np.random.Generator:
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"rng must be None, an integer seed >= 0, a SeedSequence or a numpy Generator, "
-                        f"got {rng!r}") from exc
+        raise TypeError(
+            f"rng must be None, an integer seed >= 0, a SeedSequence or a numpy Generator, got {rng!r}"
+        ) from exc
 
 
 def finite_result(name: str, value, what: str):

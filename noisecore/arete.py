@@ -45,8 +45,10 @@ class AreteShare:
         g = self.alpha / self.n
         e = 1.0 / self.n
         return (
-            rng.gamma(g, self.theta, size) - rng.gamma(g, self.theta, size)
-            + rng.gamma(e, self.lam, size) - rng.gamma(e, self.lam, size)
+            rng.gamma(g, self.theta, size)
+            - rng.gamma(g, self.theta, size)
+            + rng.gamma(e, self.lam, size)
+            - rng.gamma(e, self.lam, size)
         )
 
     def characteristic_function(self, s):
@@ -83,8 +85,10 @@ class Arete(NoiseDistribution):
         try:
             return cls(alpha, 4 * sensitivity / epsilon, alpha)
         except ValueError as exc:
-            raise ValueError(f"epsilon = {epsilon!r} (sensitivity {sensitivity!r}) gives Lemma 3 parameters "
-                             f"outside the Arete's verified range: {exc}") from None
+            raise ValueError(
+                f"epsilon = {epsilon!r} (sensitivity {sensitivity!r}) gives Lemma 3 parameters "
+                f"outside the Arete's verified range: {exc}"
+            ) from None
 
     @classmethod
     def calibrated(cls, epsilon, sensitivity=1.0, objective="abs") -> Arete:
@@ -197,8 +201,10 @@ def _check_params(alpha, theta, lam) -> tuple[float, float, float]:
         if not lo <= value <= hi:
             raise ValueError(f"{name} must be in [{lo:g}, {hi:g}] (the Arete's verified range), got {value!r}")
     if min(theta, lam) < MIN_SCALE_RATIO * max(theta, lam):
-        raise ValueError(f"theta / lam must be in [{MIN_SCALE_RATIO:g}, {1 / MIN_SCALE_RATIO:g}] "
-                         f"(the Arete's verified range), got theta={theta!r}, lam={lam!r}")
+        raise ValueError(
+            f"theta / lam must be in [{MIN_SCALE_RATIO:g}, {1 / MIN_SCALE_RATIO:g}] "
+            f"(the Arete's verified range), got theta={theta!r}, lam={lam!r}"
+        )
     return alpha, theta, lam
 
 
@@ -273,7 +279,7 @@ def _argsup_for(logpdf, d: float, scale_a: float, scale_b: float, mu: float) -> 
 
     def ratio(ts):
         lp = logpdf(np.abs(np.concatenate([ts, ts + d])))
-        return lp[: len(ts)] - lp[len(ts):]
+        return lp[: len(ts)] - lp[len(ts) :]
 
     values = ratio(t)
     best_i = int(np.argmax(values))

@@ -64,9 +64,11 @@ class PrivacyBoundary(Immutable):
             out = np.asarray(self._time_for(eps), dtype=float)
         bad = ~((out >= SCALE_MIN) & (out <= SCALE_MAX))
         if bad.any():
-            raise ValueError(f"epsilon = {eps[bad].flat[0]:g} needs a time outside [{SCALE_MIN:g}, {SCALE_MAX:g}] "
-                             f"on this boundary (psi(1e100) = {float(self._psi(np.array(SCALE_MAX))):g}, "
-                             f"psi(1e-100) = {float(self._psi(np.array(SCALE_MIN))):g})")
+            raise ValueError(
+                f"epsilon = {eps[bad].flat[0]:g} needs a time outside [{SCALE_MIN:g}, {SCALE_MAX:g}] "
+                f"on this boundary (psi(1e100) = {float(self._psi(np.array(SCALE_MAX))):g}, "
+                f"psi(1e-100) = {float(self._psi(np.array(SCALE_MIN))):g})"
+            )
         return _output(out, eps)
 
 
@@ -242,6 +244,7 @@ def gaussian_pdp_variance(epsilon, delta, sensitivity=1.0) -> float:
     z = -float(special.ndtri(delta))
     root = math.hypot(z, math.sqrt(2 * epsilon))  # sqrt(z^2 + 2 eps) without overflow
     u = epsilon / ((root + z) / 2) if z > 0 else root - z  # = root - z, without cancellation
-    sd = derived_scale("the standard deviation", D / u if u > 0 else math.inf, epsilon=epsilon, delta=delta,
-                       sensitivity=D)
+    sd = derived_scale(
+        "the standard deviation", D / u if u > 0 else math.inf, epsilon=epsilon, delta=delta, sensitivity=D
+    )
     return sd * sd

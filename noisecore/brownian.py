@@ -118,8 +118,14 @@ class _LatentPath:
         if n_new == 0:
             return out
         new_q = q if n_new == q.size else q[is_new]
-        values = self._bridge(new_q, np.concatenate(g_start).astype(np.intp), np.concatenate(g_lt),
-                              np.concatenate(g_lv), np.concatenate(g_rt), np.concatenate(g_rv))
+        values = self._bridge(
+            new_q,
+            np.concatenate(g_start).astype(np.intp),
+            np.concatenate(g_lt),
+            np.concatenate(g_lv),
+            np.concatenate(g_rt),
+            np.concatenate(g_rv),
+        )
         for chunk, a, b, pos in reversed(segments):  # right to left, so chunk indices stay valid
             self._insert(chunk, new_q[a:b], values[a:b], pos)
         self._first = np.array([t[0] for t in self._t])
@@ -136,6 +142,7 @@ class _LatentPath:
         k, G = q.size, start.size
         last = np.append(start[1:], k) - 1
         if G == 1:  # broadcast the group's quantities instead of repeating them per row
+
             def per_row(x):
                 return x[0]
         else:
@@ -143,6 +150,7 @@ class _LatentPath:
 
             def per_row(x):
                 return x[group]
+
         dt = np.empty(k)
         np.subtract(q[1:], q[:-1], out=dt[1:])
         dt[start] = q[start] - lt
@@ -183,8 +191,8 @@ class _LatentPath:
             p = int(pos[0])
             if t.size >= self.SPLICE:
                 pt, pv = self._pieces(t, v)
-                self._t[chunk:chunk + 1] = [E[:p], *pt] + ([E[p:]] if p < E.size else [])
-                self._v[chunk:chunk + 1] = [V[:p], *pv] + ([V[p:]] if p < E.size else [])
+                self._t[chunk : chunk + 1] = [E[:p], *pt] + ([E[p:]] if p < E.size else [])
+                self._v[chunk : chunk + 1] = [V[:p], *pv] + ([V[p:]] if p < E.size else [])
                 return
             merged_t = np.concatenate([E[:p], t, E[p:]])
             merged_v = np.concatenate([V[:p], v, V[p:]])
@@ -197,13 +205,13 @@ class _LatentPath:
             merged_t[at], merged_v[at] = t, v
             merged_t[old], merged_v[old] = E, V
         if merged_t.size > 2 * self.CHUNK:
-            self._t[chunk:chunk + 1], self._v[chunk:chunk + 1] = self._pieces(merged_t, merged_v)
+            self._t[chunk : chunk + 1], self._v[chunk : chunk + 1] = self._pieces(merged_t, merged_v)
         else:
             self._t[chunk], self._v[chunk] = merged_t, merged_v
 
     def _pieces(self, t, v):
         cuts = range(0, t.size, self.CHUNK)
-        return [t[i:i + self.CHUNK] for i in cuts], [v[i:i + self.CHUNK] for i in cuts]
+        return [t[i : i + self.CHUNK] for i in cuts], [v[i : i + self.CHUNK] for i in cuts]
 
 
 def brownian_privacy_loss(shift, noise, time):
@@ -218,8 +226,9 @@ def brownian_privacy_loss(shift, noise, time):
     if noise.ndim != 1 or noise.size == 0:
         raise ValueError(f"noise must be a scalar or a non-empty 1-d vector, got shape {noise.shape}")
     if shift.ndim > 2 or shift.shape[-1] != noise.size:
-        raise ValueError(f"shift must have shape ({noise.size},) or (k, {noise.size}) to match noise, "
-                         f"got {shift.shape}")
+        raise ValueError(
+            f"shift must have shape ({noise.size},) or (k, {noise.size}) to match noise, got {shift.shape}"
+        )
     with np.errstate(over="ignore", invalid="ignore"):
         loss = (np.sum(shift * shift, axis=-1) / 2 + np.sum(shift * noise, axis=-1)) / time
     return finite_result("shift", loss, "the privacy loss")
@@ -265,8 +274,10 @@ class BrownianMechanism:
         if self._history and time >= self._history[-1].time:
             previous = self._history[-1]
             if epsilon is not None:
-                raise ValueError(f"epsilon must be > the previous release's {previous.epsilon:g} (its time "
-                                 f"{time:g} is not below the previous time {previous.time:g}), got {epsilon:g}")
+                raise ValueError(
+                    f"epsilon must be > the previous release's {previous.epsilon:g} (its time "
+                    f"{time:g} is not below the previous time {previous.time:g}), got {epsilon:g}"
+                )
             raise ValueError(f"time must be < the previous release time {previous.time:g}, got {time:g}")
         noise = self._path.sample(np.array([time]))[0]
         released = self.value + noise
@@ -310,8 +321,9 @@ class BrownianMechanism:
         arr = real_array("neighbor", neighbor)
         arr = np.atleast_1d(arr)
         if arr.shape[-1] != self.dim or arr.ndim > 2:
-            raise ValueError(f"neighbor must have the shape of value, ({self.dim},), or (k, {self.dim}), "
-                             f"got {arr.shape}")
+            raise ValueError(
+                f"neighbor must have the shape of value, ({self.dim},), or (k, {self.dim}), got {arr.shape}"
+            )
         last = self._last()
         with np.errstate(over="ignore", invalid="ignore"):
             shift = self.value - arr
@@ -348,4 +360,3 @@ class BrownianMechanism:
 
     def __repr__(self):
         return f"BrownianMechanism(dim={self.dim}, releases={len(self._history)}, boundary={self.boundary!r})"
-

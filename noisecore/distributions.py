@@ -172,8 +172,9 @@ class Staircase(NoiseDistribution):
     def __init__(self, epsilon, sensitivity=1.0, gamma=None):
         self.epsilon = _staircase_epsilon(epsilon)
         self.sensitivity = scale_param("sensitivity", sensitivity)
-        derived_scale("sensitivity / epsilon", self.sensitivity / self.epsilon, epsilon=self.epsilon,
-                      sensitivity=self.sensitivity)
+        derived_scale(
+            "sensitivity / epsilon", self.sensitivity / self.epsilon, epsilon=self.epsilon, sensitivity=self.sensitivity
+        )
         if gamma is None:
             gamma = self.optimal_gamma(self.epsilon, "abs")
         self.gamma = in_open_interval("gamma", gamma, 0.0, 1.0)

@@ -27,8 +27,15 @@ from ._base import NoiseDistribution
 from ._validation import bounded_int, in_interval, positive, real_array, real_scalar
 from ._validation import scale as scale_param
 
-__all__ = ["ShareSum", "arete_dropout", "dropout_curves", "dropout_fractions", "dropout_point", "dropout_table",
-           "laplace_dropout"]
+__all__ = [
+    "ShareSum",
+    "arete_dropout",
+    "dropout_curves",
+    "dropout_fractions",
+    "dropout_point",
+    "dropout_table",
+    "laplace_dropout",
+]
 
 _NODES = 12
 MIN_SHAPE, MAX_SHAPE = 1e-12, 4.0  # shapes of the Gamma parts (the quadrature reaches 40 mu)
@@ -85,10 +92,14 @@ def _log_gg_density(x, s, scale):
     tiny = ~np.isfinite(log_k)
     if tiny.any():  # K_nu(z) overflows only for z -> 0: its leading term there
         zt = z[tiny]
-        log_k[tiny] = (special.gammaln(abs(nu)) - math.log(2.0) + abs(nu) * np.log(2 / zt) if nu != 0
-                       else np.log(-np.log(zt / 2) - np.euler_gamma))
-    return (nu * np.log(z) + log_k - z - math.log(scale) - 0.5 * math.log(math.pi)
-            - special.gammaln(s) - nu * math.log(2.0))
+        log_k[tiny] = (
+            special.gammaln(abs(nu)) - math.log(2.0) + abs(nu) * np.log(2 / zt)
+            if nu != 0
+            else np.log(-np.log(zt / 2) - np.euler_gamma)
+        )
+    return (
+        nu * np.log(z) + log_k - z - math.log(scale) - 0.5 * math.log(math.pi) - special.gammaln(s) - nu * math.log(2.0)
+    )
 
 
 @lru_cache(maxsize=32)
@@ -118,13 +129,16 @@ class ShareSum(NoiseDistribution):
         if self.a < 0 or self.b < 0 or self.a + self.b <= 0:
             raise ValueError(f"shapes a and b must be >= 0 with a + b > 0, got a = {self.a:g}, b = {self.b:g}")
         if max(self.a, self.b) > MAX_SHAPE or 0 < min(self.a, self.b) < MIN_SHAPE or self.a + self.b < MIN_SHAPE:
-            raise ValueError(f"shapes a and b must be 0 or in [{MIN_SHAPE:g}, {MAX_SHAPE:g}], "
-                             f"got a = {self.a:g}, b = {self.b:g}")
+            raise ValueError(
+                f"shapes a and b must be 0 or in [{MIN_SHAPE:g}, {MAX_SHAPE:g}], got a = {self.a:g}, b = {self.b:g}"
+            )
         self.theta = scale_param("theta", theta)
         self.lam = scale_param("lam", lam)
         if self.a > 0 and self.b > 0 and min(self.theta, self.lam) < MIN_SCALE_RATIO * max(self.theta, self.lam):
-            raise ValueError(f"theta / lam must be in [{MIN_SCALE_RATIO:g}, {1 / MIN_SCALE_RATIO:g}], "
-                             f"got theta = {self.theta:g}, lam = {self.lam:g}")
+            raise ValueError(
+                f"theta / lam must be in [{MIN_SCALE_RATIO:g}, {1 / MIN_SCALE_RATIO:g}], "
+                f"got theta = {self.theta:g}, lam = {self.lam:g}"
+            )
         self.mu = max(self.theta if self.a > 0 else 0.0, self.lam if self.b > 0 else 0.0)
 
     @property
@@ -139,8 +153,10 @@ class ShareSum(NoiseDistribution):
     def _check_reach(self, x):
         far = np.isfinite(x) & (np.abs(x) > REACH * self.mu)
         if far.any():
-            raise ValueError(f"x must be within +-{REACH:g} mu = +-{REACH * self.mu:g} (or +-inf), where "
-                             f"mu = max(theta, lam) = {self.mu:g}, got {np.abs(x[far]).max():g}")
+            raise ValueError(
+                f"x must be within +-{REACH:g} mu = +-{REACH * self.mu:g} (or +-inf), where "
+                f"mu = max(theta, lam) = {self.mu:g}, got {np.abs(x[far]).max():g}"
+            )
 
     def _logpdf(self, x):
         self._check_reach(np.asarray(x, dtype=float))
@@ -163,8 +179,11 @@ class ShareSum(NoiseDistribution):
             pos = ~zero
             out[pos] = _log_gg_density(t[pos], s, scale)
             if zero.any():
-                out[zero] = np.inf if s <= 0.5 else (special.gammaln(s - 0.5) - special.gammaln(s)
-                                                      - 0.5 * math.log(4 * math.pi) - math.log(scale))
+                out[zero] = (
+                    np.inf
+                    if s <= 0.5
+                    else (special.gammaln(s - 0.5) - special.gammaln(s) - 0.5 * math.log(4 * math.pi) - math.log(scale))
+                )
             return out
         a, theta, b, lam = self.a, self.theta, self.b, self.lam
         c = a + b
@@ -194,12 +213,12 @@ class ShareSum(NoiseDistribution):
         log_fu = _log_gamma_sum_density(u, a, theta, b, lam)
         out = np.empty(ts.size)
         for start in range(0, ts.size, 256):
-            block = ts[start:start + 256]
+            block = ts[start : start + 256]
             shifted = u[None, :] + block[:, None]
             # scaled by e^{(u + t)/mu} so nothing underflows; the shift comes back below
             log_g = _log_gamma_sum_density(shifted, a, theta, b, lam) + shifted / mu
             total = np.sum(w * np.exp(log_fu + log_g - u / mu), axis=1)
-            out[start:start + 256] = np.log(total) - block / mu
+            out[start : start + 256] = np.log(total) - block / mu
         return out
 
     def _sf(self, x):
@@ -303,8 +322,10 @@ class ShareSum(NoiseDistribution):
             raise ValueError(f"q = {target:g}: the quantile search did not converge for this noise")
         if not self.bounded and abs(float(self._sf(np.array([x]))[0]) / target - 1) > 1e-6:
             # an infinite density at 0 can put the quantile below any float the quadrature resolves
-            raise ValueError(f"q = {target:g} is out of reach: for a total shape a + b = {self.total_shape:g} "
-                             "that quantile lies too close to 0")
+            raise ValueError(
+                f"q = {target:g} is out of reach: for a total shape a + b = {self.total_shape:g} "
+                "that quantile lies too close to 0"
+            )
         return x
 
     def _privacy_loss(self, d):
@@ -312,13 +333,18 @@ class ShareSum(NoiseDistribution):
 
         bad = (d > MAX_DISTANCE * self.mu) | ((d > 0) & (d < MIN_DISTANCE * self.mu))
         if bad.any():
-            raise ValueError(f"distance must be 0 or in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}] mu = "
-                             f"[{MIN_DISTANCE * self.mu:g}, {MAX_DISTANCE * self.mu:g}], where mu = max(theta, lam), "
-                             f"got {d[bad].flat[0]:g}")
+            raise ValueError(
+                f"distance must be 0 or in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}] mu = "
+                f"[{MIN_DISTANCE * self.mu:g}, {MAX_DISTANCE * self.mu:g}], where mu = max(theta, lam), "
+                f"got {d[bad].flat[0]:g}"
+            )
         out = np.empty(d.shape)
         for i, v in np.ndenumerate(d):
-            out[i] = math.inf if (v > 0 and not self.bounded) else _argsup_for(
-                self._log_density, float(v), min(self.theta, self.lam), self.mu, self.mu)[0]
+            out[i] = (
+                math.inf
+                if (v > 0 and not self.bounded)
+                else _argsup_for(self._log_density, float(v), min(self.theta, self.lam), self.mu, self.mu)[0]
+            )
         return out
 
     def _scale_hint(self):
@@ -335,8 +361,9 @@ def arete_dropout(arete, fraction) -> ShareSum:
 def _fraction(fraction) -> float:
     q = in_interval("fraction", fraction, 0.0, 1.0)
     if q < MIN_FRACTION:
-        raise ValueError(f"fraction must be in [{MIN_FRACTION:g}, 1]: with (almost) no shares there is no noise, "
-                         f"got {q:g}")
+        raise ValueError(
+            f"fraction must be in [{MIN_FRACTION:g}, 1]: with (almost) no shares there is no noise, got {q:g}"
+        )
     return q
 
 
@@ -370,17 +397,22 @@ def dropout_point(alpha, theta, lam, fraction, sensitivity=1.0, epsilon_full=Non
     sensitivity = scale_param("sensitivity", sensitivity)
     mu = max(theta if alpha > 0 else 0.0, lam)
     if not MIN_DISTANCE * mu <= sensitivity <= MAX_DISTANCE * mu:
-        raise ValueError(f"sensitivity must be in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}] times max(theta, lam) = "
-                         f"{mu:g}, got {sensitivity:g}")
+        raise ValueError(
+            f"sensitivity must be in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}] times max(theta, lam) = "
+            f"{mu:g}, got {sensitivity:g}"
+        )
     full = ShareSum(alpha, theta, 1.0, lam)
-    eps_full = float(full.privacy_loss(sensitivity)) if epsilon_full is None else positive("epsilon_full",
-                                                                                          epsilon_full)
+    eps_full = float(full.privacy_loss(sensitivity)) if epsilon_full is None else positive("epsilon_full", epsilon_full)
     if not MIN_DISTANCE <= eps_full <= MAX_DISTANCE:  # the Laplace shares' scale is sensitivity / eps_full
         raise ValueError(f"epsilon_full must be in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}], got {eps_full:g}")
     arete = ShareSum(alpha * q, theta, q, lam)
     laplace = laplace_dropout(sensitivity / eps_full, q)
-    return (float(arete.privacy_loss(sensitivity)), arete.mean_abs(),
-            float(laplace.privacy_loss(sensitivity)), laplace.mean_abs())
+    return (
+        float(arete.privacy_loss(sensitivity)),
+        arete.mean_abs(),
+        float(laplace.privacy_loss(sensitivity)),
+        laplace.mean_abs(),
+    )
 
 
 def dropout_curves(arete, n, fractions_present, sensitivity=1.0):
@@ -402,9 +434,16 @@ def dropout_table(present, points) -> dict:
         raise ValueError("present must be a 1-d array of fractions in (0, 1]")
     columns = np.atleast_2d(real_array("points", points, allow_inf=True))
     if columns.shape != (present.size, 4):
-        raise ValueError(f"points must have one row of 4 values per fraction in present, shape ({present.size}, 4), "
-                         f"got {columns.shape}")
+        raise ValueError(
+            f"points must have one row of 4 values per fraction in present, shape ({present.size}, 4), "
+            f"got {columns.shape}"
+        )
     if (columns[:, [1, 3]] == np.inf).any() or (columns < 0).any():
         raise ValueError("points must hold epsilons >= 0 (inf allowed) and finite E|Z| >= 0")
-    return {"fraction": present, "arete_epsilon": columns[:, 0],
-            "arete_mean_abs": columns[:, 1], "laplace_epsilon": columns[:, 2], "laplace_mean_abs": columns[:, 3]}
+    return {
+        "fraction": present,
+        "arete_epsilon": columns[:, 0],
+        "arete_mean_abs": columns[:, 1],
+        "laplace_epsilon": columns[:, 2],
+        "laplace_mean_abs": columns[:, 3],
+    }

@@ -139,7 +139,6 @@ class TradeoffResult:
         return header, np.column_stack(cols)
 
 
-
 @dataclass(frozen=True, slots=True)
 class StoppingResult:
     """Ex-post epsilon per trial for each (mechanism, rule); NaN where the target was never met."""
@@ -188,8 +187,15 @@ class ChunkResult:
     best_check_loss: float
 
 
-STOPPING_RULES = (("bm", "holdout"), ("bm", "AboveThreshold"), ("bm", "RAT"),
-                  ("lnr", "holdout"), ("lnr", "AboveThreshold"), ("lnr", "RAT"), ("doubling", "holdout"))
+STOPPING_RULES = (
+    ("bm", "holdout"),
+    ("bm", "AboveThreshold"),
+    ("bm", "RAT"),
+    ("lnr", "holdout"),
+    ("lnr", "AboveThreshold"),
+    ("lnr", "RAT"),
+    ("doubling", "holdout"),
+)
 
 
 def first_true(mask: np.ndarray) -> np.ndarray:
@@ -237,13 +243,16 @@ def _checked_setup(task, epsilons, delta, tuned_epsilon):
     delta = in_open_interval("delta", delta, 0.0, 1.0)
     boundary = _boundary(task, positive("tuned_epsilon", tuned_epsilon), delta)
     if eps[0] <= boundary.floor():
-        raise ValueError(f"epsilons must exceed the tuned boundary's floor {boundary.floor():.4g} "
-                         f"(the linear boundary tuned for {tuned_epsilon:g} never reaches lower levels)")
+        raise ValueError(
+            f"epsilons must exceed the tuned boundary's floor {boundary.floor():.4g} "
+            f"(the linear boundary tuned for {tuned_epsilon:g} never reaches lower levels)"
+        )
     return eps, delta, boundary
 
 
-def experiment_chunk(task: Task, epsilons, count: int, seed, *, delta=1e-6, tuned_epsilon=0.3, target=None,
-                     at_epsilon=0.5) -> ChunkResult:
+def experiment_chunk(
+    task: Task, epsilons, count: int, seed, *, delta=1e-6, tuned_epsilon=0.3, target=None, at_epsilon=0.5
+) -> ChunkResult:
     """One chunk of ``count`` trials, all randomness from ``seed``: the training loss of every
     (trial, level) for BM and LNR and, when ``target`` is given, each stopping rule's ex-post epsilon.
 
@@ -275,10 +284,16 @@ def experiment_chunk(task: Task, epsilons, count: int, seed, *, delta=1e-6, tune
             utility = -clipped[mech]
             rules = {
                 "holdout": (first_true(hold[mech] <= target) + 1, 0.0, 1.0),
-                "AboveThreshold": (simulate_above_threshold_stopping(utility, -target, sensitivity=sens,
-                                                                     epsilon=at_epsilon, rng=rng), at_epsilon, 1.0),
-                "RAT": (simulate_rat_stopping(utility, eps, -target, sensitivity=sens, epsilon_max=eps[-1], rng=rng),
-                        0.0, 2.0),
+                "AboveThreshold": (
+                    simulate_above_threshold_stopping(utility, -target, sensitivity=sens, epsilon=at_epsilon, rng=rng),
+                    at_epsilon,
+                    1.0,
+                ),
+                "RAT": (
+                    simulate_rat_stopping(utility, eps, -target, sensitivity=sens, epsilon_max=eps[-1], rng=rng),
+                    0.0,
+                    2.0,
+                ),
             }
             for rule, (stop_round, extra, factor) in rules.items():
                 idx = stop_round - 1
@@ -301,23 +316,37 @@ def combine_chunks(task: Task, epsilons, chunks, *, delta=1e-6, tuned_epsilon=0.
         raise ValueError("chunks must hold at least one ChunkResult")
     bm = np.concatenate([c.train_bm for c in chunks])
     lnr = np.concatenate([c.train_lnr for c in chunks])
-    tradeoff = TradeoffResult(task.name, eps, *_band(bm), *_band(lnr), task.optimal_loss, bm.shape[0], delta,
-                              tuned_epsilon)
+    tradeoff = TradeoffResult(
+        task.name, eps, *_band(bm), *_band(lnr), task.optimal_loss, bm.shape[0], delta, tuned_epsilon
+    )
     stopping = None
     if target is not None:
         best = min(c.best_check_loss for c in chunks)
         if best > target:
-            raise ValueError(f"target loss {target:g} is unreachable on this grid (best loss seen {best:.4g}); "
-                             f"choose a target above {best:.4g}")
+            raise ValueError(
+                f"target loss {target:g} is unreachable on this grid (best loss seen {best:.4g}); "
+                f"choose a target above {best:.4g}"
+            )
         ex_post = {key: np.concatenate([c.ex_post[key] for c in chunks]) for key in STOPPING_RULES}
         stop_index = {key: np.concatenate([c.stop_index[key] for c in chunks]) for key in STOPPING_RULES}
         stopping = StoppingResult(task.name, float(target), eps, ex_post, stop_index)
     return ExperimentResult(tradeoff, stopping)
 
 
-def run_experiment(task: Task, epsilons=None, *, target=None, trials=1000, delta=1e-6, tuned_epsilon=0.3,
-                   at_epsilon=0.5, rng=None, mapper=None, progress: Progress | None = None,
-                   chunk_trials=CHUNK_TRIALS) -> ExperimentResult:
+def run_experiment(
+    task: Task,
+    epsilons=None,
+    *,
+    target=None,
+    trials=1000,
+    delta=1e-6,
+    tuned_epsilon=0.3,
+    at_epsilon=0.5,
+    rng=None,
+    mapper=None,
+    progress: Progress | None = None,
+    chunk_trials=CHUNK_TRIALS,
+) -> ExperimentResult:
     """Paper A's experiments on ``task``: BM against LNR loss at each privacy level (mean and 95%
     bands over ``trials``) and, with a ``target`` loss, the ex-post epsilon of each stopping rule.
 
@@ -328,8 +357,9 @@ def run_experiment(task: Task, epsilons=None, *, target=None, trials=1000, delta
     if target is not None:
         target = positive("target", target)
     plan = chunk_plan(trials, rng, chunk_trials=chunk_trials)
-    work = functools.partial(_run_planned, task, eps, delta=delta, tuned_epsilon=tuned_epsilon, target=target,
-                             at_epsilon=at_epsilon)
+    work = functools.partial(
+        _run_planned, task, eps, delta=delta, tuned_epsilon=tuned_epsilon, target=target, at_epsilon=at_epsilon
+    )
     results = []
     done = 0
     for result in (mapper or map)(work, plan):
@@ -345,19 +375,57 @@ def _run_planned(task, eps, planned, **options):
     return experiment_chunk(task, eps, count, seed, **options)
 
 
-def tradeoff_experiment(task: Task, epsilons=None, *, trials=1000, delta=1e-6, tuned_epsilon=0.3, rng=None,
-                        mapper=None, progress: Progress | None = None) -> TradeoffResult:
+def tradeoff_experiment(
+    task: Task,
+    epsilons=None,
+    *,
+    trials=1000,
+    delta=1e-6,
+    tuned_epsilon=0.3,
+    rng=None,
+    mapper=None,
+    progress: Progress | None = None,
+) -> TradeoffResult:
     """Mean loss against privacy level for BM and LNR with pointwise 95% confidence bands."""
-    return run_experiment(task, epsilons, trials=trials, delta=delta, tuned_epsilon=tuned_epsilon, rng=rng,
-                          mapper=mapper, progress=progress).tradeoff
+    return run_experiment(
+        task,
+        epsilons,
+        trials=trials,
+        delta=delta,
+        tuned_epsilon=tuned_epsilon,
+        rng=rng,
+        mapper=mapper,
+        progress=progress,
+    ).tradeoff
 
 
-def stopping_experiment(task: Task, target=None, epsilons=None, *, trials=1000, delta=1e-6, tuned_epsilon=0.3,
-                        at_epsilon=0.5, rng=None, mapper=None, progress: Progress | None = None) -> StoppingResult:
+def stopping_experiment(
+    task: Task,
+    target=None,
+    epsilons=None,
+    *,
+    trials=1000,
+    delta=1e-6,
+    tuned_epsilon=0.3,
+    at_epsilon=0.5,
+    rng=None,
+    mapper=None,
+    progress: Progress | None = None,
+) -> StoppingResult:
     """Ex-post privacy of stopping at the first level whose loss meets ``target``."""
     target = DEFAULT_TARGETS.get(task.name) if target is None else target
-    return run_experiment(task, epsilons, target=target, trials=trials, delta=delta, tuned_epsilon=tuned_epsilon,
-                          at_epsilon=at_epsilon, rng=rng, mapper=mapper, progress=progress).stopping
+    return run_experiment(
+        task,
+        epsilons,
+        target=target,
+        trials=trials,
+        delta=delta,
+        tuned_epsilon=tuned_epsilon,
+        at_epsilon=at_epsilon,
+        rng=rng,
+        mapper=mapper,
+        progress=progress,
+    ).stopping
 
 
 def planned_chunk(task: Task, epsilons, trials, seed, index, **options) -> ChunkResult:

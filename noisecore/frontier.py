@@ -23,12 +23,26 @@ from .distributions import Staircase
 
 COLUMNS = [
     "epsilon",
-    "laplace_abs", "laplace_var",
-    "staircase_abs", "staircase_var",
-    "lemma3_abs", "lemma3_var",
-    "arete_abs", "arete_abs_alpha", "arete_abs_theta", "arete_abs_lam", "arete_abs_certified",
-    "arete_var", "arete_var_alpha", "arete_var_theta", "arete_var_lam", "arete_var_certified",
-    "arete_over_laplace_abs", "arete_over_staircase_abs", "arete_over_laplace_var", "arete_over_staircase_var",
+    "laplace_abs",
+    "laplace_var",
+    "staircase_abs",
+    "staircase_var",
+    "lemma3_abs",
+    "lemma3_var",
+    "arete_abs",
+    "arete_abs_alpha",
+    "arete_abs_theta",
+    "arete_abs_lam",
+    "arete_abs_certified",
+    "arete_var",
+    "arete_var_alpha",
+    "arete_var_theta",
+    "arete_var_lam",
+    "arete_var_certified",
+    "arete_over_laplace_abs",
+    "arete_over_staircase_abs",
+    "arete_over_laplace_var",
+    "arete_over_staircase_var",
 ]
 DEFAULT_EPSILONS = np.round(np.geomspace(0.5, 40, 36), 6)
 HEADLINE_EPSILONS = (2.0, 6.0, 10.0, 20.0)
@@ -106,10 +120,12 @@ def main(argv=None):
     print(f"wrote {path}")
     for row in rows:
         if row["epsilon"] in HEADLINE_EPSILONS:
-            print(f"eps = {row['epsilon']:g}: Arete/Laplace E|Z| {row['arete_over_laplace_abs']:.4g}, "
-                  f"Arete/Staircase E|Z| {row['arete_over_staircase_abs']:.4g}, "
-                  f"Arete/Laplace Var {row['arete_over_laplace_var']:.4g}, "
-                  f"Arete/Staircase Var {row['arete_over_staircase_var']:.4g}")
+            print(
+                f"eps = {row['epsilon']:g}: Arete/Laplace E|Z| {row['arete_over_laplace_abs']:.4g}, "
+                f"Arete/Staircase E|Z| {row['arete_over_staircase_abs']:.4g}, "
+                f"Arete/Laplace Var {row['arete_over_laplace_var']:.4g}, "
+                f"Arete/Staircase Var {row['arete_over_staircase_var']:.4g}"
+            )
 
 
 if __name__ == "__main__":

@@ -112,8 +112,9 @@ class LaplaceNoiseReduction:
             raise ValueError(f"value must have 1 to {MAX_DIM} coordinates, got {self.value.size}")
         self.sensitivity = scale_param("sensitivity", sensitivity)
         self.epsilon_max = positive("epsilon_max", epsilon_max)
-        eta = derived_scale("eta", self.sensitivity / self.epsilon_max, sensitivity=self.sensitivity,
-                            epsilon_max=self.epsilon_max)
+        eta = derived_scale(
+            "eta", self.sensitivity / self.epsilon_max, sensitivity=self.sensitivity, epsilon_max=self.epsilon_max
+        )
         self._process = LaplaceProcess(eta, self.value.size, rng=generator(rng))
         self._history: list[LaplaceRelease] = []
 

@@ -70,8 +70,12 @@ class AboveThreshold(_ThresholdBase):
     def __init__(self, threshold, *, sensitivity, epsilon, rng=None):
         super().__init__(threshold, sensitivity)
         self.epsilon = positive("epsilon", epsilon)
-        derived_scale("4 sensitivity / epsilon", 4 * self.sensitivity / self.epsilon, sensitivity=self.sensitivity,
-                      epsilon=self.epsilon)
+        derived_scale(
+            "4 sensitivity / epsilon",
+            4 * self.sensitivity / self.epsilon,
+            sensitivity=self.sensitivity,
+            epsilon=self.epsilon,
+        )
         self._rng = generator(rng)
         self._threshold_noise = self._rng.laplace(0.0, 2 * self.sensitivity / self.epsilon)
 
@@ -99,8 +103,12 @@ class ReducedAboveThreshold(_ThresholdBase):
     def __init__(self, threshold, *, sensitivity, epsilon_max, rng=None):
         super().__init__(threshold, sensitivity)
         self.epsilon_max = positive("epsilon_max", epsilon_max)
-        eta = derived_scale("eta = 2 sensitivity / epsilon_max", 2 * self.sensitivity / self.epsilon_max,
-                            sensitivity=self.sensitivity, epsilon_max=self.epsilon_max)
+        eta = derived_scale(
+            "eta = 2 sensitivity / epsilon_max",
+            2 * self.sensitivity / self.epsilon_max,
+            sensitivity=self.sensitivity,
+            epsilon_max=self.epsilon_max,
+        )
         self._rng = generator(rng)
         self._process = LaplaceProcess(eta, 1, rng=self._rng)
 
@@ -112,8 +120,12 @@ class ReducedAboveThreshold(_ThresholdBase):
             raise ValueError(f"epsilon must be <= epsilon_max = {self.epsilon_max:g}, got {epsilon:g}")
         if self._rounds and epsilon < self._rounds[-1].epsilon:
             raise ValueError(f"epsilon must not decrease: previous {self._rounds[-1].epsilon:g}, got {epsilon:g}")
-        time = derived_scale("time = 2 sensitivity / epsilon", 2 * self.sensitivity / epsilon, epsilon=epsilon,
-                             sensitivity=self.sensitivity)
+        time = derived_scale(
+            "time = 2 sensitivity / epsilon",
+            2 * self.sensitivity / epsilon,
+            epsilon=epsilon,
+            sensitivity=self.sensitivity,
+        )
         zeta = float(self._process.values([time])[0, 0])
         noisy = utility + self._rng.laplace(0.0, 4 * self.sensitivity / epsilon)
         noisy_threshold = self.threshold + zeta

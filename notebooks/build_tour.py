@@ -71,6 +71,7 @@ cells = [
     nbf.v4.new_markdown_cell("## The whole lab\nAll views with the global controls, as in the served app."),
     nbf.v4.new_code_cell("NoiseLab(Settings())"),
 ]
-nb = nbf.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                               "language": "python"}})
+nb = nbf.v4.new_notebook(
+    cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+)
 Path(__file__).with_name("tour.ipynb").write_text(nbf.writes(nb))

@@ -121,19 +121,29 @@ class BaseView(pn.viewable.Viewer):
         self._jobs = {}  # name -> the pool futures of the request on screen
         self.figures = []
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
-        self.headline = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10),
-                                         stylesheets=["h5 { font-size: 1.05rem; margin: 2px 0 6px 0; }"])
-        self.download = pn.widgets.FileDownload(callback=self._csv_file, filename=self.filename, label="Download CSV",
-                                                variant="outline", width=160)
+        self.headline = pn.pane.Markdown(
+            "",
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+            stylesheets=["h5 { font-size: 1.05rem; margin: 2px 0 6px 0; }"],
+        )
+        self.download = pn.widgets.FileDownload(
+            callback=self._csv_file, filename=self.filename, label="Download CSV", variant="outline", width=160
+        )
         self.title_pane = pn.pane.Markdown(f"### {self.title}", sizing_mode="stretch_width", margin=(0, 10))
         scroll = ":host { overflow-x: auto; max-width: 100%; }"  # a long formula scrolls on a phone
-        self.formula_pane = (pn.pane.LaTeX(self.formula, sizing_mode="stretch_width",
-                                           stylesheets=[katex_stylesheet(), scroll]) if self.formula else None)
+        self.formula_pane = (
+            pn.pane.LaTeX(self.formula, sizing_mode="stretch_width", stylesheets=[katex_stylesheet(), scroll])
+            if self.formula
+            else None
+        )
         self.about = pn.Card(
             pn.pane.Markdown(self.explanation, sizing_mode="stretch_width"),
             self.formula_pane,
             pn.pane.Markdown(f"**What to notice:** {self.notice}", sizing_mode="stretch_width"),
-            title="How it works", collapsed=False, sizing_mode="stretch_width",
+            title="How it works",
+            collapsed=False,
+            sizing_mode="stretch_width",
         )
         self.header = pn.Column(self.title_pane, self.headline, sizing_mode="stretch_width")
         settings.param.watch(self._on_large_type, "large_type")
@@ -226,8 +236,9 @@ class BaseView(pn.viewable.Viewer):
                 # the user moved to another tab: show the result (and end the spinner) when this one is
                 # shown again; Panel 1.9 re-points shared stylesheets to its CDN when a pane updates
                 # while its tab is detached from the page
-                self._pending[f"offload:{name}"] = functools.partial(self._finish_later, name, token, apply,
-                                                                     results, failure)
+                self._pending[f"offload:{name}"] = functools.partial(
+                    self._finish_later, name, token, apply, results, failure
+                )
                 return
             try:
                 self.guarded(_apply_result, apply, results, failure)
@@ -321,8 +332,10 @@ class BaseView(pn.viewable.Viewer):
         except Exception:
             log.exception("%s update failed", self.title)
             self._failures += 1
-            self._show_alert("Something went wrong computing this view at these settings. The previous result is "
-                             "kept; try another setting or press Reset.")
+            self._show_alert(
+                "Something went wrong computing this view at these settings. The previous result is "
+                "kept; try another setting or press Reset."
+            )
             return False
         if self._failures == failures:
             self.alert.visible = False
@@ -371,4 +384,3 @@ def _apply_result(apply, result, failure):
     if failure is not None:
         raise failure
     apply(result)
-

@@ -20,9 +20,11 @@ class BoundaryView(BaseView):
         "boundary psi(t) stays above it at all times at once, with probability 1 - delta: releasing at time t "
         "costs psi(t) ex post, whenever the analyst decides to stop."
     )
-    formula = (r"$$\psi_M(t) = \frac{\Delta^2}{2t} + \frac{\Delta}{t}\sqrt{2(t+\rho)\log\!\Big(\frac{1}{\delta}"
-               r"\sqrt{\tfrac{t+\rho}{\rho}}\Big)},\qquad \psi_L(t) = \frac{\Delta}{t}\Big(\frac{\Delta}{2} + b\Big)"
-               r" + \Delta a,\ 2ab = \log\tfrac{1}{\delta}$$")
+    formula = (
+        r"$$\psi_M(t) = \frac{\Delta^2}{2t} + \frac{\Delta}{t}\sqrt{2(t+\rho)\log\!\Big(\frac{1}{\delta}"
+        r"\sqrt{\tfrac{t+\rho}{\rho}}\Big)},\qquad \psi_L(t) = \frac{\Delta}{t}\Big(\frac{\Delta}{2} + b\Big)"
+        r" + \Delta a,\ 2ab = \log\tfrac{1}{\delta}$$"
+    )
     notice = (
         "the linear boundary tuned at epsilon needs the least variance right there (no rho does better) but cannot "
         "go below its floor; the mixture boundary reaches every level, and rho sets where it is tightest (near "
@@ -44,39 +46,79 @@ class BoundaryView(BaseView):
         self.src_paths = ColumnDataSource({"xs": [], "ys": []})
         self.src_bound = ColumnDataSource({"t": [], "psi": []})
 
-        self.fig_psi = new_figure("boundaries against time", x_axis_type="log", y_axis_type="log",
-                                  x_axis_label="noise variance t", y_axis_label="ex-post epsilon psi(t)")
-        self.fig_psi.line("t", "mixture", source=self.src_psi, color=PALETTE["mixture"], line_width=2,
-                          legend_label="mixture psi_M (rho)")
-        self.fig_psi.line("t", "linear", source=self.src_psi, color=PALETTE["linear"], line_width=2,
-                          legend_label="linear psi_L (tuned)")
-        self.fig_psi.scatter("t", "eps", source=self.src_marks, size=10, color=PALETTE["pdp"],
-                             legend_label="T(epsilon)")
-        self.eps_span = Span(location=settings.epsilon, dimension="width", line_dash="dashed",
-                             line_color=PALETTE["gaussian"])
+        self.fig_psi = new_figure(
+            "boundaries against time",
+            x_axis_type="log",
+            y_axis_type="log",
+            x_axis_label="noise variance t",
+            y_axis_label="ex-post epsilon psi(t)",
+        )
+        self.fig_psi.line(
+            "t",
+            "mixture",
+            source=self.src_psi,
+            color=PALETTE["mixture"],
+            line_width=2,
+            legend_label="mixture psi_M (rho)",
+        )
+        self.fig_psi.line(
+            "t",
+            "linear",
+            source=self.src_psi,
+            color=PALETTE["linear"],
+            line_width=2,
+            legend_label="linear psi_L (tuned)",
+        )
+        self.fig_psi.scatter(
+            "t", "eps", source=self.src_marks, size=10, color=PALETTE["pdp"], legend_label="T(epsilon)"
+        )
+        self.eps_span = Span(
+            location=settings.epsilon, dimension="width", line_dash="dashed", line_color=PALETTE["gaussian"]
+        )
         self.fig_psi.add_layout(self.eps_span)
 
-        self.fig_inv = new_figure("variance for each epsilon", x_axis_type="log", y_axis_type="log",
-                                  x_axis_label="target epsilon", y_axis_label="noise variance")
-        self.fig_inv.line("eps", "mixture", source=self.src_inv, color=PALETTE["mixture"], line_width=2,
-                          legend_label="mixture")
-        self.fig_inv.line("eps", "linear", source=self.src_inv_lin, color=PALETTE["linear"], line_width=2,
-                          legend_label="linear")
-        self.fig_inv.line("eps", "pdp", source=self.src_inv, color=PALETTE["pdp"], line_width=2,
-                          legend_label="one Gaussian, pDP")
-        self.fig_inv.line("eps", "gaussian", source=self.src_inv, color=PALETTE["gaussian"], line_width=2,
-                          line_dash="dashed", legend_label="one Gaussian, DP")
-        self.inv_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed",
-                             line_color=PALETTE["gaussian"])
+        self.fig_inv = new_figure(
+            "variance for each epsilon",
+            x_axis_type="log",
+            y_axis_type="log",
+            x_axis_label="target epsilon",
+            y_axis_label="noise variance",
+        )
+        self.fig_inv.line(
+            "eps", "mixture", source=self.src_inv, color=PALETTE["mixture"], line_width=2, legend_label="mixture"
+        )
+        self.fig_inv.line(
+            "eps", "linear", source=self.src_inv_lin, color=PALETTE["linear"], line_width=2, legend_label="linear"
+        )
+        self.fig_inv.line(
+            "eps", "pdp", source=self.src_inv, color=PALETTE["pdp"], line_width=2, legend_label="one Gaussian, pDP"
+        )
+        self.fig_inv.line(
+            "eps",
+            "gaussian",
+            source=self.src_inv,
+            color=PALETTE["gaussian"],
+            line_width=2,
+            line_dash="dashed",
+            legend_label="one Gaussian, DP",
+        )
+        self.inv_span = Span(
+            location=settings.epsilon, dimension="height", line_dash="dashed", line_color=PALETTE["gaussian"]
+        )
         self.fig_inv.add_layout(self.inv_span)
 
-        self.fig_paths = new_figure("simulated losses and psi_M",
-                                    x_axis_type="log",
-                                    x_axis_label="noise variance t", y_axis_label="privacy loss")
-        self.fig_paths.multi_line("xs", "ys", source=self.src_paths, color=PALETTE["loss"], line_alpha=0.5,
-                                  legend_label="realized losses")
-        self.fig_paths.line("t", "psi", source=self.src_bound, color=PALETTE["mixture"], line_width=3,
-                            legend_label="psi_M")
+        self.fig_paths = new_figure(
+            "simulated losses and psi_M",
+            x_axis_type="log",
+            x_axis_label="noise variance t",
+            y_axis_label="privacy loss",
+        )
+        self.fig_paths.multi_line(
+            "xs", "ys", source=self.src_paths, color=PALETTE["loss"], line_alpha=0.5, legend_label="realized losses"
+        )
+        self.fig_paths.line(
+            "t", "psi", source=self.src_bound, color=PALETTE["mixture"], line_width=3, legend_label="psi_M"
+        )
         self.finish_figures(self.fig_psi, self.fig_inv, self.fig_paths)
         self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
@@ -90,13 +132,20 @@ class BoundaryView(BaseView):
         with pn.io.hold():
             self.curves = c
             self.src_psi.data = {"t": c.t, "mixture": c.mixture, "linear": c.linear}
-            self.src_inv.data = {"eps": c.epsilons, "mixture": c.mixture_time, "gaussian": c.gaussian_time,
-                                 "pdp": c.pdp_time}
+            self.src_inv.data = {
+                "eps": c.epsilons,
+                "mixture": c.mixture_time,
+                "gaussian": c.gaussian_time,
+                "pdp": c.pdp_time,
+            }
             eps_lin, lin = finite(c.epsilons, c.linear_time)
             self.src_inv_lin.data = {"eps": eps_lin, "linear": lin}
             marks = c.time_at_epsilon
-            self.src_marks.data = {"t": [marks["mixture"], marks["linear"]], "eps": [s.epsilon, s.epsilon],
-                                   "name": ["mixture", "linear"]}
+            self.src_marks.data = {
+                "t": [marks["mixture"], marks["linear"]],
+                "eps": [s.epsilon, s.epsilon],
+                "name": ["mixture", "linear"],
+            }
             self.eps_span.location = s.epsilon
             self.inv_span.location = s.epsilon
             self.readout.object = boundary_readout(c, s.epsilon, s.delta, s.rho)
@@ -104,7 +153,8 @@ class BoundaryView(BaseView):
             self.headline.object = (
                 f"##### At epsilon = {fmt(s.epsilon, 3)}, stopping whenever you like costs "
                 f"x{fmt(g['linear_over_pdp'], 3)} the noise variance of a single release with the same guarantee "
-                f"(linear boundary; mixture x{fmt(g['mixture_over_pdp'], 3)}).")
+                f"(linear boundary; mixture x{fmt(g['mixture_over_pdp'], 3)})."
+            )
 
     def update_study(self):
         s = self.settings
@@ -127,21 +177,44 @@ class BoundaryView(BaseView):
 
     def csv_rows(self):
         c = self.curves
-        header = ["t", "psi_mixture", "psi_linear", "epsilon", "variance_mixture", "variance_linear",
-                  "variance_gaussian_dp", "variance_gaussian_pdp"]
-        rows = [[float(c.t[i]), float(c.mixture[i]), float(c.linear[i]), float(c.epsilons[i]),
-                 float(c.mixture_time[i]), None if not np.isfinite(c.linear_time[i]) else float(c.linear_time[i]),
-                 float(c.gaussian_time[i]), float(c.pdp_time[i])] for i in range(len(c.t))]
+        header = [
+            "t",
+            "psi_mixture",
+            "psi_linear",
+            "epsilon",
+            "variance_mixture",
+            "variance_linear",
+            "variance_gaussian_dp",
+            "variance_gaussian_pdp",
+        ]
+        rows = [
+            [
+                float(c.t[i]),
+                float(c.mixture[i]),
+                float(c.linear[i]),
+                float(c.epsilons[i]),
+                float(c.mixture_time[i]),
+                None if not np.isfinite(c.linear_time[i]) else float(c.linear_time[i]),
+                float(c.gaussian_time[i]),
+                float(c.pdp_time[i]),
+            ]
+            for i in range(len(c.t))
+        ]
         return header, rows
 
     def build_layout(self):
         return pn.Column(
-            self.header, self.alert, self.download,
+            self.header,
+            self.alert,
+            self.download,
             flex_row(self.fig_psi, self.fig_inv),
             self.readout,
-            self.fig_paths, self.study_readout, self.about,
+            self.fig_paths,
+            self.study_readout,
+            self.about,
             sizing_mode="stretch_width",
         )
+
 
 def boundary_readout(c, epsilon, delta, rho) -> str:
     """The variances at epsilon and the two gaps, reported separately."""

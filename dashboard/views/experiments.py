@@ -41,8 +41,10 @@ class ExperimentsView(BaseView):
         "(RAT) on the private data, and shows what each stop costs; the doubling baseline releases fresh Laplace "
         "models at doubling epsilon and pays for all of them."
     )
-    formula = (r"$$\varepsilon_{\text{BM}} = \psi(T_N)\ \text{(w.p. } 1-\delta),\qquad "
-               r"\varepsilon_{\text{RAT}} = 2\,\varepsilon_N,\qquad \varepsilon_{\text{AT}} = \varepsilon_N + 0.5$$")
+    formula = (
+        r"$$\varepsilon_{\text{BM}} = \psi(T_N)\ \text{(w.p. } 1-\delta),\qquad "
+        r"\varepsilon_{\text{RAT}} = 2\,\varepsilon_N,\qquad \varepsilon_{\text{AT}} = \varepsilon_N + 0.5$$"
+    )
     notice = (
         "Where the BM curve lies below LNR's, BM buys the same loss for less privacy; the stopping plot shows the "
         "same thing trial by trial. RAT pays exactly twice the level where it stops, AboveThreshold that level plus "
@@ -56,52 +58,86 @@ class ExperimentsView(BaseView):
         self.result = None
         self._upload = None  # (bytes, filename) of the last file that passed inspection
         sources = available_sources()
-        self.source_select = pn.widgets.Select(label="Data", options={v: k for k, v in sources.items()},
-                                               value="synthetic", width=260)
+        self.source_select = pn.widgets.Select(
+            label="Data", options={v: k for k, v in sources.items()}, value="synthetic", width=260
+        )
         self.task_select = pn.widgets.RadioButtonGroup.from_param(self.config.param.task)
         self.file_input = pn.widgets.FileInput(accept=".csv,.txt", multiple=False, width=260)
         self.column_select = pn.widgets.Select(label="Target column", options=[], width=200, disabled=True)
         self.trials_select = pn.widgets.Select.from_param(self.config.param.trials, label="Trials", width=110)
-        self.levels_slider = pn.widgets.RangeSlider.from_param(self.config.param.levels, label="Privacy levels epsilon",
-                                                               step=0.01, width=260)
-        self.count_slider = pn.widgets.IntSlider.from_param(self.config.param.count, label="Number of levels",
-                                                            width=200)
-        self.target_input = pn.widgets.FloatInput.from_param(self.config.param.target, label="Target loss (empty: "
-                                                             "paper A's rule)", width=200, step=0.001)
+        self.levels_slider = pn.widgets.RangeSlider.from_param(
+            self.config.param.levels, label="Privacy levels epsilon", step=0.01, width=260
+        )
+        self.count_slider = pn.widgets.IntSlider.from_param(
+            self.config.param.count, label="Number of levels", width=200
+        )
+        self.target_input = pn.widgets.FloatInput.from_param(
+            self.config.param.target, label="Target loss (empty: paper A's rule)", width=200, step=0.001
+        )
         self.run_button = pn.widgets.Button(label="Run", variant="solid", color="primary", width=100)
         self.cancel_button = pn.widgets.Button(label="Cancel", variant="outline", width=100, disabled=True)
-        self.progress = pn.indicators.Progress(value=0, max=1, visible=False, sizing_mode="stretch_width",
-                                               height=14)
+        self.progress = pn.indicators.Progress(value=0, max=1, visible=False, sizing_mode="stretch_width", height=14)
         self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.table = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
-        self.stop_download = pn.widgets.FileDownload(callback=self._stopping_csv, filename="experiment_stopping.csv",
-                                                     label="Download stopping CSV", variant="outline", width=200)
+        self.stop_download = pn.widgets.FileDownload(
+            callback=self._stopping_csv,
+            filename="experiment_stopping.csv",
+            label="Download stopping CSV",
+            variant="outline",
+            width=200,
+        )
 
-        self.src_curve = {m: ColumnDataSource({"x": [], "y": [], "lo": [], "hi": []}, name=f"experiment-{m}")
-                          for m in ("bm", "lnr")}
-        self.fig_trade = new_figure("mean loss by privacy level", x_axis_type="log",
-                                    x_axis_label="privacy level epsilon (bands: 95% confidence)",
-                                    y_axis_label="regularized loss")
+        self.src_curve = {
+            m: ColumnDataSource({"x": [], "y": [], "lo": [], "hi": []}, name=f"experiment-{m}") for m in ("bm", "lnr")
+        }
+        self.fig_trade = new_figure(
+            "mean loss by privacy level",
+            x_axis_type="log",
+            x_axis_label="privacy level epsilon (bands: 95% confidence)",
+            y_axis_label="regularized loss",
+        )
         for mech, label in (("bm", "Brownian mechanism"), ("lnr", "Laplace noise reduction")):
             src = self.src_curve[mech]
-            self.fig_trade.add_layout(Band(base="x", lower="lo", upper="hi", source=src, fill_color=RULE_COLORS[mech],
-                                           fill_alpha=0.25, line_alpha=0))
+            self.fig_trade.add_layout(
+                Band(
+                    base="x",
+                    lower="lo",
+                    upper="hi",
+                    source=src,
+                    fill_color=RULE_COLORS[mech],
+                    fill_alpha=0.25,
+                    line_alpha=0,
+                )
+            )
             self.fig_trade.line("x", "y", source=src, color=RULE_COLORS[mech], line_width=2, legend_label=label)
         self.src_optimum = ColumnDataSource({"x": [], "y": []})
-        self.fig_trade.line("x", "y", source=self.src_optimum, color=PALETTE["truth"], line_dash="dashed",
-                            legend_label="non-private optimum")
-        self.target_span = Span(location=0, dimension="width", line_color=PALETTE["target"], line_dash="dotted",
-                                line_width=2, visible=False)
+        self.fig_trade.line(
+            "x",
+            "y",
+            source=self.src_optimum,
+            color=PALETTE["truth"],
+            line_dash="dashed",
+            legend_label="non-private optimum",
+        )
+        self.target_span = Span(
+            location=0, dimension="width", line_color=PALETTE["target"], line_dash="dotted", line_width=2, visible=False
+        )
         self.fig_trade.add_layout(self.target_span)
 
         labels = list(RULE_LABELS.values())
-        self.fig_stop = new_figure("ex-post epsilon paid at the stop", y_range=labels[::-1], x_axis_type="log",
-                                   x_axis_label="ex-post epsilon (box: middle half of the trials; whiskers: 5-95%)",
-                                   height=420)
-        self.src_box = ColumnDataSource({"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []},
-                                        name="experiment-box")
-        self.fig_stop.add_layout(Whisker(base="y", lower="q05", upper="q95", source=self.src_box, dimension="width",
-                                         line_color="color"))
+        self.fig_stop = new_figure(
+            "ex-post epsilon paid at the stop",
+            y_range=labels[::-1],
+            x_axis_type="log",
+            x_axis_label="ex-post epsilon (box: middle half of the trials; whiskers: 5-95%)",
+            height=420,
+        )
+        self.src_box = ColumnDataSource(
+            {"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []}, name="experiment-box"
+        )
+        self.fig_stop.add_layout(
+            Whisker(base="y", lower="q05", upper="q95", source=self.src_box, dimension="width", line_color="color")
+        )
         self.fig_stop.hbar(y="y", left="q25", right="q75", height=0.5, source=self.src_box, color="color", alpha=0.5)
         self.fig_stop.scatter("q50", "y", source=self.src_box, size=9, color=PALETTE["truth"])
         self.finish_figures(self.fig_trade, self.fig_stop)
@@ -131,12 +167,13 @@ class ExperimentsView(BaseView):
             return
         filename = self.file_input.filename or "upload.csv"
         if len(content) > MAX_UPLOAD_MB * 2**20:
-            self._show_alert(f"{filename} is {len(content) / 2**20:.1f} MB; files up to {MAX_UPLOAD_MB} MB are "
-                             "accepted. Your other settings are unchanged.")
+            self._show_alert(
+                f"{filename} is {len(content) / 2**20:.1f} MB; files up to {MAX_UPLOAD_MB} MB are "
+                "accepted. Your other settings are unchanged."
+            )
             return
         call = functools.partial(inspect_table, bytes(content), filename)
-        self.offload("inspect", call, functools.partial(self.accept_upload, bytes(content), filename),
-                     busy=self.status)
+        self.offload("inspect", call, functools.partial(self.accept_upload, bytes(content), filename), busy=self.status)
 
     def accept_upload(self, content: bytes, filename: str, columns):
         """A file that passed inspection: offer its columns as targets and switch the data to it."""
@@ -146,14 +183,21 @@ class ExperimentsView(BaseView):
         self.column_select.disabled = False
         self.config.target_column = columns[-1]
         self.source_select.value = "upload"
-        self.status.object = (f"**{filename}**: {len(columns)} columns. Choose the target column and the task, "
-                              "then press Run.")
+        self.status.object = (
+            f"**{filename}**: {len(columns)} columns. Choose the target column and the task, then press Run."
+        )
 
     def spec(self) -> ExperimentSpec:
         c = self.config
         content, filename = self._upload if (c.source == "upload" and self._upload) else (None, "upload.csv")
-        return ExperimentSpec(task=c.task, source=c.source, content=content, filename=filename,
-                              target_column=c.target_column, seed=self.settings.seed)
+        return ExperimentSpec(
+            task=c.task,
+            source=c.source,
+            content=content,
+            filename=filename,
+            target_column=c.target_column,
+            seed=self.settings.seed,
+        )
 
     # --- running -------------------------------------------------------------------------------
     def start(self):
@@ -163,8 +207,9 @@ class ExperimentsView(BaseView):
         self.run_button.disabled = True
         self.cancel_button.disabled = False
         self.status.object = "Preparing the data and the non-private optimum..."
-        self.offload("prepare", functools.partial(prepare, spec),
-                     functools.partial(self._run_chunks, spec, levels), busy=None)
+        self.offload(
+            "prepare", functools.partial(prepare, spec), functools.partial(self._run_chunks, spec, levels), busy=None
+        )
         if not self.running("prepare"):  # ran at once (no server)
             self._idle()
 
@@ -173,8 +218,9 @@ class ExperimentsView(BaseView):
         trials, delta = self.config.trials, self.settings.delta
         calls = chunk_calls(prepared.task, levels, trials=trials, seed=spec.seed, target=target, delta=delta)
         self.status.object = f"Running {trials} trials on {prepared.description}..."
-        self.offload_each("experiment", calls, functools.partial(self.show, prepared, levels, target, delta),
-                          progress=self.progress)
+        self.offload_each(
+            "experiment", calls, functools.partial(self.show, prepared, levels, target, delta), progress=self.progress
+        )
 
     def stop(self):
         """Cancel: the running computation's result will not be shown; the last result stays."""
@@ -199,8 +245,12 @@ class ExperimentsView(BaseView):
         with pn.io.hold():
             self.result = result
             for mech in ("bm", "lnr"):
-                x, y, lo, hi = finite(trade.epsilons, getattr(trade, f"{mech}_mean"), getattr(trade, f"{mech}_low"),
-                                      getattr(trade, f"{mech}_high"))
+                x, y, lo, hi = finite(
+                    trade.epsilons,
+                    getattr(trade, f"{mech}_mean"),
+                    getattr(trade, f"{mech}_low"),
+                    getattr(trade, f"{mech}_high"),
+                )
                 self.src_curve[mech].data = {"x": x, "y": y, "lo": lo, "hi": hi}
             self.src_optimum.data = {"x": [trade.epsilons[0], trade.epsilons[-1]], "y": [trade.optimal_loss] * 2}
             self.target_span.location = target
@@ -208,9 +258,11 @@ class ExperimentsView(BaseView):
             self.src_box.data = box_data(result.stopping)
             self.headline.object = experiment_headline(result, delta=delta)
             self.table.object = stopping_table(result)
-            self.status.object = (f"{prepared.description}. {trade.trials} trials, {len(levels)} levels from "
-                                  f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "
-                                  f"delta {fmt(delta, 2)}, seed {self.settings.seed}.")
+            self.status.object = (
+                f"{prepared.description}. {trade.trials} trials, {len(levels)} levels from "
+                f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "
+                f"delta {fmt(delta, 2)}, seed {self.settings.seed}."
+            )
         self._idle()
 
     # --- export --------------------------------------------------------------------------------
@@ -238,11 +290,20 @@ class ExperimentsView(BaseView):
             sizing_mode="stretch_width",
         )
         # wraps on a phone (a Row would widen the whole page)
-        buttons = pn.FlexBox(self.run_button, self.cancel_button, self.download, self.stop_download,
-                             sizing_mode="stretch_width")
+        buttons = pn.FlexBox(
+            self.run_button, self.cancel_button, self.download, self.stop_download, sizing_mode="stretch_width"
+        )
         return pn.Column(
-            self.header, self.alert, inputs, buttons, self.progress, self.status,
-            self.fig_trade, self.fig_stop, self.table, self.about,
+            self.header,
+            self.alert,
+            inputs,
+            buttons,
+            self.progress,
+            self.status,
+            self.fig_trade,
+            self.fig_stop,
+            self.table,
+            self.about,
             sizing_mode="stretch_width",
         )
 

@@ -29,8 +29,10 @@ class NoiseView(BaseView):
         "shares. The Arete (Gamma - Gamma + Laplace) is infinitely divisible, so n users can each add one share "
         "(distributed summation), and above epsilon ~ 3.6 its error falls exponentially too."
     )
-    formula = (r"$$Z = X_1 - X_2 + Y,\quad X_i \sim \Gamma(\alpha, \theta),\ Y \sim \mathrm{Laplace}(\lambda),\qquad"
-               r"\varepsilon = \sup_t \big|\log f(t) - \log f(t + \Delta)\big|$$")
+    formula = (
+        r"$$Z = X_1 - X_2 + Y,\quad X_i \sim \Gamma(\alpha, \theta),\ Y \sim \mathrm{Laplace}(\lambda),\qquad"
+        r"\varepsilon = \sup_t \big|\log f(t) - \log f(t + \Delta)\big|$$"
+    )
     notice = (
         "the headline ratios, then the log axis: the Staircase steps, the Arete's smooth ridge. The Arete's "
         "worst-case epsilon is a numerical supremum over all t of the exact density's log ratio (multi-scale grid, "
@@ -45,68 +47,112 @@ class NoiseView(BaseView):
         self.src_density = ColumnDataSource({"x": [], **{n: [] for n in NAMES}})
         self.src_log = {n: ColumnDataSource({"x": [], "y": []}) for n in NAMES}
         self.src_profile = {n: ColumnDataSource({"d": [], "loss": []}) for n in NAMES}
-        self.src_error = {n: ColumnDataSource({"eps": [], "err": []})
-                          for n in ("Laplace", "Staircase", "Arete", "Lemma 3")}
+        self.src_error = {
+            n: ColumnDataSource({"eps": [], "err": []}) for n in ("Laplace", "Staircase", "Arete", "Lemma 3")
+        }
         self.table_data = frontier_table.load()
         self.exact = None  # an exact calibration for the current (epsilon, sensitivity), on request
         self.src_local = ColumnDataSource({"eps": [], "err": []})
 
         self.fig_density = new_figure("densities", x_axis_label="noise z", y_axis_label="density")
-        self.fig_log = new_figure("densities, log scale", x_axis_label="noise z", y_axis_label="density",
-                                  y_axis_type="log")
+        self.fig_log = new_figure(
+            "densities, log scale", x_axis_label="noise z", y_axis_label="density", y_axis_type="log"
+        )
         for name in NAMES:
-            self.fig_density.line("x", name, source=self.src_density, color=PALETTE[name], line_width=2,
-                                  legend_label=name)
-            self.fig_log.line("x", "y", source=self.src_log[name], color=PALETTE[name], line_width=2,
-                              legend_label=name)
-        self.fig_profile = new_figure("worst-case loss vs distance",
-                                      x_axis_label="output distance / sensitivity (paper B, Fig. 3)",
-                                      y_axis_label="privacy loss")
+            self.fig_density.line(
+                "x", name, source=self.src_density, color=PALETTE[name], line_width=2, legend_label=name
+            )
+            self.fig_log.line("x", "y", source=self.src_log[name], color=PALETTE[name], line_width=2, legend_label=name)
+        self.fig_profile = new_figure(
+            "worst-case loss vs distance",
+            x_axis_label="output distance / sensitivity (paper B, Fig. 3)",
+            y_axis_label="privacy loss",
+        )
         for name in NAMES:
-            self.fig_profile.line("d", "loss", source=self.src_profile[name], color=PALETTE[name], line_width=2,
-                                  legend_label=name)
-        self.fig_error = new_figure("the error frontier: E|Z|",
-                                    x_axis_type="log", y_axis_type="log", x_axis_label="epsilon", y_axis_label="E|Z|")
-        labels = {"Laplace": "Laplace", "Staircase": "Staircase", "Arete": "Arete, calibrated",
-                  "Lemma 3": "Arete, Lemma 3"}
+            self.fig_profile.line(
+                "d", "loss", source=self.src_profile[name], color=PALETTE[name], line_width=2, legend_label=name
+            )
+        self.fig_error = new_figure(
+            "the error frontier: E|Z|",
+            x_axis_type="log",
+            y_axis_type="log",
+            x_axis_label="epsilon",
+            y_axis_label="E|Z|",
+        )
+        labels = {
+            "Laplace": "Laplace",
+            "Staircase": "Staircase",
+            "Arete": "Arete, calibrated",
+            "Lemma 3": "Arete, Lemma 3",
+        }
         for name, label in labels.items():
-            self.fig_error.line("eps", "err", source=self.src_error[name], color=PALETTE[name],
-                                line_width=2, line_dash="dashed" if name == "Lemma 3" else "solid", legend_label=label)
-        self.fig_error.scatter("eps", "err", source=self.src_local, size=9, color=PALETTE["Arete"], marker="diamond",
-                               legend_label="Arete, local-search sets")
-        self.err_span = Span(location=settings.epsilon, dimension="height", line_dash="dashed",
-                             line_color=PALETTE["gaussian"])
+            self.fig_error.line(
+                "eps",
+                "err",
+                source=self.src_error[name],
+                color=PALETTE[name],
+                line_width=2,
+                line_dash="dashed" if name == "Lemma 3" else "solid",
+                legend_label=label,
+            )
+        self.fig_error.scatter(
+            "eps",
+            "err",
+            source=self.src_local,
+            size=9,
+            color=PALETTE["Arete"],
+            marker="diamond",
+            legend_label="Arete, local-search sets",
+        )
+        self.err_span = Span(
+            location=settings.epsilon, dimension="height", line_dash="dashed", line_color=PALETTE["gaussian"]
+        )
         self.fig_error.add_layout(self.err_span)
         self.table = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
         self.src_drop = {n: ColumnDataSource({"present": [], "epsilon": [], "error": []}) for n in ("Arete", "Laplace")}
-        self.fig_drop_eps = new_figure("dropouts: epsilon",
-                                       x_axis_label="fraction of users present", y_axis_label="worst-case epsilon",
-                                       height=330)
-        self.fig_drop_err = new_figure("dropouts: E|Z|",
-                                       x_axis_label="fraction of users present", y_axis_label="E|Z|", height=330)
+        self.fig_drop_eps = new_figure(
+            "dropouts: epsilon", x_axis_label="fraction of users present", y_axis_label="worst-case epsilon", height=330
+        )
+        self.fig_drop_err = new_figure(
+            "dropouts: E|Z|", x_axis_label="fraction of users present", y_axis_label="E|Z|", height=330
+        )
         for name in ("Arete", "Laplace"):
             for fig, column in ((self.fig_drop_eps, "epsilon"), (self.fig_drop_err, "error")):
-                fig.line("present", column, source=self.src_drop[name], color=PALETTE[name], line_width=2,
-                         legend_label=f"{name} shares")
+                fig.line(
+                    "present",
+                    column,
+                    source=self.src_drop[name],
+                    color=PALETTE[name],
+                    line_width=2,
+                    legend_label=f"{name} shares",
+                )
                 fig.scatter("present", column, source=self.src_drop[name], color=PALETTE[name], size=6)
-        self.finish_figures(self.fig_density, self.fig_log, self.fig_profile, self.fig_error, self.fig_drop_eps,
-                            self.fig_drop_err)
-        self.dropout_plots = pn.Column(flex_row(self.fig_drop_eps, self.fig_drop_err), sizing_mode="stretch_width",
-                                       visible=False)
-        self.users = pn.widgets.IntInput.from_param(settings.param.users, label="users n", width=120,
-                                                    description=settings.param.users.doc)
-        self.dropout_button = pn.widgets.Button(label="Compute dropout curves", width=220,
-                                                description="Worst-case epsilon and error when only part of the users "
-                                                            "add their share: under 0.1 s for Laplace-limit noise, "
-                                                            "2-10 s for an Arete (each point is a numerical "
-                                                            "supremum); repeat requests are instant")
+        self.finish_figures(
+            self.fig_density, self.fig_log, self.fig_profile, self.fig_error, self.fig_drop_eps, self.fig_drop_err
+        )
+        self.dropout_plots = pn.Column(
+            flex_row(self.fig_drop_eps, self.fig_drop_err), sizing_mode="stretch_width", visible=False
+        )
+        self.users = pn.widgets.IntInput.from_param(
+            settings.param.users, label="users n", width=120, description=settings.param.users.doc
+        )
+        self.dropout_button = pn.widgets.Button(
+            label="Compute dropout curves",
+            width=220,
+            description="Worst-case epsilon and error when only part of the users "
+            "add their share: under 0.1 s for Laplace-limit noise, "
+            "2-10 s for an Arete (each point is a numerical "
+            "supremum); repeat requests are instant",
+        )
         self.dropout_button.on_click(lambda _event: self.guarded(self.update_dropouts))
-        self.dropout_progress = pn.indicators.Progress(value=0, max=len(PRESENT), width=220, visible=False,
-                                                       bar_color="info")
+        self.dropout_progress = pn.indicators.Progress(
+            value=0, max=len(PRESENT), width=220, visible=False, bar_color="info"
+        )
         self.cancel_buttons = {}
         for name in ("calibrate", "dropouts"):
-            button = pn.widgets.Button(label="Cancel", width=90, visible=False,
-                                       description="Stop waiting for this computation")
+            button = pn.widgets.Button(
+                label="Cancel", width=90, visible=False, description="Stop waiting for this computation"
+            )
             button.on_click(functools.partial(self._on_cancel, name))
             self.cancel_buttons[name] = button
         self.dropout_note = pn.pane.Markdown(
@@ -114,22 +160,33 @@ class NoiseView(BaseView):
             "The curves depend only on the fraction present, not on n. "
             "Below a total Gamma shape of 1/2 the density is infinite at 0 and no epsilon holds (not drawn). "
             "Press **Compute dropout curves** for the current Arete and Laplace shares of the same epsilon.",
-            sizing_mode="stretch_width")
+            sizing_mode="stretch_width",
+        )
 
-        self.source = pn.widgets.Select.from_param(settings.param.arete_source, label="Arete parameters",
-                                                   description=settings.param.arete_source.doc, width=200)
-        self.calibrate_button = pn.widgets.Button(label="Calibrate exactly at this epsilon", width=240,
-                                                  description="Run the calibration at exactly this epsilon (1-10 s, "
-                                                              "instant when anyone asked for it before) instead of "
-                                                              "the frontier table's nearest row below")
+        self.source = pn.widgets.Select.from_param(
+            settings.param.arete_source,
+            label="Arete parameters",
+            description=settings.param.arete_source.doc,
+            width=200,
+        )
+        self.calibrate_button = pn.widgets.Button(
+            label="Calibrate exactly at this epsilon",
+            width=240,
+            description="Run the calibration at exactly this epsilon (1-10 s, "
+            "instant when anyone asked for it before) instead of "
+            "the frontier table's nearest row below",
+        )
         self.calibrate_button.on_click(lambda _event: self.guarded(self.calibrate_exactly))
         self.manual = pn.Row(
-            *(pn.widgets.FloatInput.from_param(settings.param[n], label=n, width=110, step=0.01)
-              for n in ("alpha", "theta", "lam")),
+            *(
+                pn.widgets.FloatInput.from_param(settings.param[n], label=n, width=110, step=0.01)
+                for n in ("alpha", "theta", "lam")
+            ),
             visible=settings.arete_source == "manual",
         )
-        settings.param.watch(self._on_change, ["epsilon", "sensitivity", "arete_source", "alpha", "theta", "lam",
-                                               "users", "committed"])
+        settings.param.watch(
+            self._on_change, ["epsilon", "sensitivity", "arete_source", "alpha", "theta", "lam", "users", "committed"]
+        )
         self._last_key = None
         self.schedule(self.update)
         self.follow(["sensitivity"], self.update_error_curves)
@@ -178,9 +235,11 @@ class NoiseView(BaseView):
     def update(self):
         s = self.settings
         c = comparison_for(s, self.table_data, arete=self._exact())
-        profile = {"Laplace": loss_profile(Laplace.for_epsilon(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
-                   "Staircase": loss_profile(Staircase(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
-                   "Arete": loss_profile(c.arete, DISTANCES * s.sensitivity)}
+        profile = {
+            "Laplace": loss_profile(Laplace.for_epsilon(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
+            "Staircase": loss_profile(Staircase(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
+            "Arete": loss_profile(c.arete, DISTANCES * s.sensitivity),
+        }
         with pn.io.hold():
             self.comparison = c
             self._last_key = self._key()
@@ -197,20 +256,31 @@ class NoiseView(BaseView):
         s = self.settings
         t = self.table_data
         eps = t["epsilon"]
-        series = {"Laplace": t["laplace_abs"], "Staircase": t["staircase_abs"], "Arete": t["arete_abs"],
-                  "Lemma 3": t["lemma3_abs"]}
+        series = {
+            "Laplace": t["laplace_abs"],
+            "Staircase": t["staircase_abs"],
+            "Arete": t["arete_abs"],
+            "Lemma 3": t["lemma3_abs"],
+        }
         with pn.io.hold():
             for name, values in series.items():
                 x, y = finite(eps, values * s.sensitivity)
                 self.src_error[name].data = {"eps": x, "err": y}
-            local = [(k, Arete(a, th * s.sensitivity, la * s.sensitivity).mean_abs())
-                     for k, (a, th, la) in LOCAL_SEARCH_SETS.items()]
+            local = [
+                (k, Arete(a, th * s.sensitivity, la * s.sensitivity).mean_abs())
+                for k, (a, th, la) in LOCAL_SEARCH_SETS.items()
+            ]
             self.src_local.data = {"eps": [k for k, _ in local], "err": [v for _, v in local]}
 
     def update_dropouts(self):
         present, calls = dropout_calls(self.settings, self.comparison)
-        self.offload_each("dropouts", calls, lambda points: self.show_dropouts(dropout_table(present, points)),
-                          busy=self.dropout_button, progress=self.dropout_progress)
+        self.offload_each(
+            "dropouts",
+            calls,
+            lambda points: self.show_dropouts(dropout_table(present, points)),
+            busy=self.dropout_button,
+            progress=self.dropout_progress,
+        )
         self.cancel_buttons["dropouts"].visible = self.running("dropouts")
 
     def show_dropouts(self, curves):
@@ -238,24 +308,49 @@ class NoiseView(BaseView):
 
     def build_layout(self):
         return pn.Column(
-            self.header, self.alert,
-            pn.FlexBox(self.source, self.manual, self.calibrate_button, self.cancel_buttons["calibrate"], self.download,
-                       flex_wrap="wrap",
-                       sizing_mode="stretch_width"),
+            self.header,
+            self.alert,
+            pn.FlexBox(
+                self.source,
+                self.manual,
+                self.calibrate_button,
+                self.cancel_buttons["calibrate"],
+                self.download,
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
+            ),
             flex_row(self.fig_density, self.fig_log),
             self.table,
             flex_row(self.fig_profile, self.fig_error),
-            pn.FlexBox(self.users, self.dropout_button, self.dropout_progress, self.cancel_buttons["dropouts"],
-                       flex_wrap="wrap", sizing_mode="stretch_width"), self.dropout_note,
-            self.dropout_plots, self.about,
+            pn.FlexBox(
+                self.users,
+                self.dropout_button,
+                self.dropout_progress,
+                self.cancel_buttons["dropouts"],
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
+            ),
+            self.dropout_note,
+            self.dropout_plots,
+            self.about,
             sizing_mode="stretch_width",
         )
+
 
 def comparison_for(settings, table, arete=None):
     """The noise comparison the view shows for these settings."""
     s = settings
-    return noise_comparison(epsilon=s.epsilon, sensitivity=s.sensitivity, source=s.arete_source, alpha=s.alpha,
-                            theta=s.theta, lam=s.lam, table=table, arete=arete, users=s.users)
+    return noise_comparison(
+        epsilon=s.epsilon,
+        sensitivity=s.sensitivity,
+        source=s.arete_source,
+        alpha=s.alpha,
+        theta=s.theta,
+        lam=s.lam,
+        table=table,
+        arete=arete,
+        users=s.users,
+    )
 
 
 def dropout_calls(settings, comparison):
@@ -267,8 +362,12 @@ def dropout_calls(settings, comparison):
     else:  # the Laplace limit: the shares are Laplace shares
         alpha, theta, lam = 0.0, arete.scale, arete.scale
     present = dropout_fractions(settings.users, PRESENT)
-    calls = [functools.partial(dropout_point, alpha, theta, lam, float(q), settings.sensitivity,
-                               float(comparison.certified["Arete"])) for q in present]
+    calls = [
+        functools.partial(
+            dropout_point, alpha, theta, lam, float(q), settings.sensitivity, float(comparison.certified["Arete"])
+        )
+        for q in present
+    ]
     return present, calls
 
 
@@ -283,13 +382,17 @@ def noise_headline(c) -> str:
     r = c.ratios
     eps = fmt(c.epsilon, 3)
     if c.laplace_limit:
-        return (f"##### At epsilon = {eps} no Arete beats Laplace: the best divisible noise here is Laplace itself "
-                f"(E|Z| {fmt(c.mean_abs['Laplace'], 3)}), while the central-only Staircase reaches "
-                f"{fmt(c.mean_abs['Staircase'], 3)} ({fmt(1 / r['abs_vs_staircase'], 3)}x Laplace). Raise epsilon "
-                f"above about 3.6 to see the Arete pull away.")
-    return (f"##### At epsilon = {eps} the Arete's expected error E|Z| is {fmt(r['abs_vs_laplace'], 3)}x Laplace's "
-            f"and {fmt(r['abs_vs_staircase'], 3)}x the Staircase's, and unlike the Staircase it can be split among "
-            f"users.")
+        return (
+            f"##### At epsilon = {eps} no Arete beats Laplace: the best divisible noise here is Laplace itself "
+            f"(E|Z| {fmt(c.mean_abs['Laplace'], 3)}), while the central-only Staircase reaches "
+            f"{fmt(c.mean_abs['Staircase'], 3)} ({fmt(1 / r['abs_vs_staircase'], 3)}x Laplace). Raise epsilon "
+            f"above about 3.6 to see the Arete pull away."
+        )
+    return (
+        f"##### At epsilon = {eps} the Arete's expected error E|Z| is {fmt(r['abs_vs_laplace'], 3)}x Laplace's "
+        f"and {fmt(r['abs_vs_staircase'], 3)}x the Staircase's, and unlike the Staircase it can be split among "
+        f"users."
+    )
 
 
 def noise_table(c, source) -> str:
@@ -301,16 +404,26 @@ def noise_table(c, source) -> str:
         flag = ""
         if name == "Arete" and c.certified[name] > c.epsilon * (1 + 1e-9):
             flag = " (above the slider's epsilon: not epsilon-DP here)"
-        rows.append(f"| {name} | {fmt(c.mean_abs[name])} | {fmt(c.variance[name])} | "
-                    f"{fmt(c.certified[name], 6)}{flag} | {share_text} |")
-    params = ("Laplace scale " + fmt(a.scale) if c.laplace_limit else
-              f"alpha = {fmt(a.alpha)}, theta = {fmt(a.theta)}, lam = {fmt(a.lam)}")
-    text = (f"At epsilon = {fmt(c.epsilon, 3)}, sensitivity {fmt(c.sensitivity, 3)}:\n\n"
-            f"| noise | E\\|Z\\| | variance | worst-case epsilon | std of one share, n = {c.users} |\n"
-            "|---|---|---|---|---|\n" + "\n".join(rows) +
-            f"\n\nArete: {c.arete_note}; {params}. Worst-case epsilon: exact for Laplace and Staircase; for the "
-            "Arete a numerical supremum over all outputs (how it is verified: see What to notice).")
+        rows.append(
+            f"| {name} | {fmt(c.mean_abs[name])} | {fmt(c.variance[name])} | "
+            f"{fmt(c.certified[name], 6)}{flag} | {share_text} |"
+        )
+    params = (
+        "Laplace scale " + fmt(a.scale)
+        if c.laplace_limit
+        else f"alpha = {fmt(a.alpha)}, theta = {fmt(a.theta)}, lam = {fmt(a.lam)}"
+    )
+    text = (
+        f"At epsilon = {fmt(c.epsilon, 3)}, sensitivity {fmt(c.sensitivity, 3)}:\n\n"
+        f"| noise | E\\|Z\\| | variance | worst-case epsilon | std of one share, n = {c.users} |\n"
+        "|---|---|---|---|---|\n"
+        + "\n".join(rows)
+        + f"\n\nArete: {c.arete_note}; {params}. Worst-case epsilon: exact for Laplace and Staircase; for the "
+        "Arete a numerical supremum over all outputs (how it is verified: see What to notice)."
+    )
     if source == "lemma3" and not c.laplace_limit and not Arete.lemma3_applies(c.epsilon, c.sensitivity):
-        text += (f" Lemma 3 is proved only for epsilon >= 20 + 4 ln(sensitivity): here its worst-case epsilon is "
-                 f"{fmt(c.certified['Arete'], 4)}, far below the nominal {fmt(c.epsilon, 3)}.")
+        text += (
+            f" Lemma 3 is proved only for epsilon >= 20 + 4 ln(sensitivity): here its worst-case epsilon is "
+            f"{fmt(c.certified['Arete'], 4)}, far below the nominal {fmt(c.epsilon, 3)}."
+        )
     return text

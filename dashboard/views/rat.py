@@ -28,9 +28,11 @@ class RatView(BaseView):
         "informative. AboveThreshold pays a fixed epsilon for it; ReducedAboveThreshold (RAT) removes threshold "
         "noise as the releases get more accurate and pays 2 psi(T_N) in all (paper A, Corollary 5.2)."
     )
-    formula = (r"$$\text{halt at } n \iff u_n + \xi_n \ge \tau + \zeta_n,\quad \xi_n \sim \mathrm{Lap}"
-               r"\big(\tfrac{4\Delta}{\varepsilon_n}\big),\ \zeta_n = Z_{2\Delta/\varepsilon_n},\qquad "
-               r"\varepsilon_{\text{ex post}} = 2\,\psi(T_N)$$")
+    formula = (
+        r"$$\text{halt at } n \iff u_n + \xi_n \ge \tau + \zeta_n,\quad \xi_n \sim \mathrm{Lap}"
+        r"\big(\tfrac{4\Delta}{\varepsilon_n}\big),\ \zeta_n = Z_{2\Delta/\varepsilon_n},\qquad "
+        r"\varepsilon_{\text{ex post}} = 2\,\psi(T_N)$$"
+    )
     notice = (
         "RAT pays twice the level where it halts, AboveThreshold that level plus a fixed "
         f"{AT_EPSILON}: RAT is cheaper whenever it halts below epsilon = {AT_EPSILON}. A private check is noisy, so "
@@ -49,38 +51,97 @@ class RatView(BaseView):
         self.src_hist = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.src_eps = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.src_err = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
-        self.fig_rounds = new_figure("one run, round by round", x_axis_label="round n",
-                                     y_axis_label="accuracy on the private records")
-        self.fig_rounds.line("n", "accuracy", source=self.src_rounds, color=PALETTE["truth"], line_dash="dashed",
-                             legend_label="true accuracy")
-        self.fig_rounds.scatter("n", "noisy", source=self.src_rounds, size=7, color=PALETTE["RAT"],
-                                legend_label="noisy accuracy")
-        self.fig_rounds.step("n", "threshold", source=self.src_rounds, color=PALETTE["threshold"], line_width=2,
-                             mode="center",
-                             legend_label="noisy threshold")
-        self.fig_rounds.scatter("n", "noisy", source=self.src_halt, marker="star", size=18, color=PALETTE["stop"],
-                                legend_label="halt within target")
-        self.fig_rounds.scatter("n", "noisy", source=self.src_false, marker="x", size=18, line_width=3,
-                                color=PALETTE["false halt"], legend_label="false halt")
-        self.target_line = Span(location=0, dimension="width", line_color=PALETTE["target"], line_dash="dotted",
-                                line_width=2)
+        self.fig_rounds = new_figure(
+            "one run, round by round", x_axis_label="round n", y_axis_label="accuracy on the private records"
+        )
+        self.fig_rounds.line(
+            "n",
+            "accuracy",
+            source=self.src_rounds,
+            color=PALETTE["truth"],
+            line_dash="dashed",
+            legend_label="true accuracy",
+        )
+        self.fig_rounds.scatter(
+            "n", "noisy", source=self.src_rounds, size=7, color=PALETTE["RAT"], legend_label="noisy accuracy"
+        )
+        self.fig_rounds.step(
+            "n",
+            "threshold",
+            source=self.src_rounds,
+            color=PALETTE["threshold"],
+            line_width=2,
+            mode="center",
+            legend_label="noisy threshold",
+        )
+        self.fig_rounds.scatter(
+            "n",
+            "noisy",
+            source=self.src_halt,
+            marker="star",
+            size=18,
+            color=PALETTE["stop"],
+            legend_label="halt within target",
+        )
+        self.fig_rounds.scatter(
+            "n",
+            "noisy",
+            source=self.src_false,
+            marker="x",
+            size=18,
+            line_width=3,
+            color=PALETTE["false halt"],
+            legend_label="false halt",
+        )
+        self.target_line = Span(
+            location=0, dimension="width", line_color=PALETTE["target"], line_dash="dotted", line_width=2
+        )
         self.fig_rounds.add_layout(self.target_line)
         self.fig_hist = new_figure(f"stopping round over {RUNS} runs", x_axis_label="round", y_axis_label="runs")
-        self.fig_eps = new_figure(f"ex-post epsilon over {RUNS} runs", x_axis_label="ex-post epsilon",
-                                  y_axis_label="runs")
-        self.fig_err = new_figure(f"true error at the halt over {RUNS} runs", x_axis_label="error rate on the "
-                                  "private records (%)", y_axis_label="runs")
-        self.err_target = Span(location=0, dimension="height", line_color=PALETTE["target"], line_dash="dotted",
-                               line_width=3)
+        self.fig_eps = new_figure(
+            f"ex-post epsilon over {RUNS} runs", x_axis_label="ex-post epsilon", y_axis_label="runs"
+        )
+        self.fig_err = new_figure(
+            f"true error at the halt over {RUNS} runs",
+            x_axis_label="error rate on the private records (%)",
+            y_axis_label="runs",
+        )
+        self.err_target = Span(
+            location=0, dimension="height", line_color=PALETTE["target"], line_dash="dotted", line_width=3
+        )
         self.fig_err.add_layout(self.err_target)
         colors = {rule: PALETTE[rule] for rule in RAT_RULES}
         for rule in RAT_RULES:
-            self.fig_err.quad(source=self.src_err[rule], left="left", right="right", top="top", bottom=0,
-                              color=colors[rule], alpha=0.35, legend_label=rule)
-            self.fig_hist.quad(source=self.src_hist[rule], left="left", right="right", top="top", bottom=0,
-                               color=colors[rule], alpha=0.35, legend_label=rule)
-            self.fig_eps.quad(source=self.src_eps[rule], left="left", right="right", top="top", bottom=0,
-                              color=colors[rule], alpha=0.35, legend_label=rule)
+            self.fig_err.quad(
+                source=self.src_err[rule],
+                left="left",
+                right="right",
+                top="top",
+                bottom=0,
+                color=colors[rule],
+                alpha=0.35,
+                legend_label=rule,
+            )
+            self.fig_hist.quad(
+                source=self.src_hist[rule],
+                left="left",
+                right="right",
+                top="top",
+                bottom=0,
+                color=colors[rule],
+                alpha=0.35,
+                legend_label=rule,
+            )
+            self.fig_eps.quad(
+                source=self.src_eps[rule],
+                left="left",
+                right="right",
+                top="top",
+                bottom=0,
+                color=colors[rule],
+                alpha=0.35,
+                legend_label=rule,
+            )
         self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
         self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
@@ -94,8 +155,13 @@ class RatView(BaseView):
         checked = np.isfinite(run.noisy_utility)
         with pn.io.hold():
             self.run = run
-            self.src_rounds.data = {"n": n, "accuracy": 1 - run.error, "noisy": np.where(checked, run.noisy_utility, 0),
-                                    "threshold": np.where(checked, run.noisy_threshold, 0), "eps": run.epsilons}
+            self.src_rounds.data = {
+                "n": n,
+                "accuracy": 1 - run.error,
+                "noisy": np.where(checked, run.noisy_utility, 0),
+                "threshold": np.where(checked, run.noisy_threshold, 0),
+                "eps": run.epsilons,
+            }
             # rounds after the halt are never checked: draw only the checked ones
             self.src_rounds.data = {k: np.asarray(v)[checked] for k, v in self.src_rounds.data.items()}
             k = run.stop_round
@@ -137,49 +203,70 @@ class RatView(BaseView):
     def csv_rows(self):
         run = self.run
         header = ["round", "epsilon", "true_error", "holdout_error", "noisy_accuracy", "noisy_threshold", "halt"]
-        rows = [[i + 1, float(run.epsilons[i]), float(run.error[i]), float(run.holdout_error[i]),
-                 None if not np.isfinite(run.noisy_utility[i]) else float(run.noisy_utility[i]),
-                 None if not np.isfinite(run.noisy_threshold[i]) else float(run.noisy_threshold[i]),
-                 int(run.stop_round == i + 1)] for i in range(run.epsilons.size)]
+        rows = [
+            [
+                i + 1,
+                float(run.epsilons[i]),
+                float(run.error[i]),
+                float(run.holdout_error[i]),
+                None if not np.isfinite(run.noisy_utility[i]) else float(run.noisy_utility[i]),
+                None if not np.isfinite(run.noisy_threshold[i]) else float(run.noisy_threshold[i]),
+                int(run.stop_round == i + 1),
+            ]
+            for i in range(run.epsilons.size)
+        ]
         return header, rows
 
     def build_layout(self):
         return pn.Column(
-            self.header, self.alert, self.download,
-            self.fig_rounds, self.readout,
-            flex_row(self.fig_hist, self.fig_eps), self.fig_err,
-            self.study_readout, self.about,
+            self.header,
+            self.alert,
+            self.download,
+            self.fig_rounds,
+            self.readout,
+            flex_row(self.fig_hist, self.fig_eps),
+            self.fig_err,
+            self.study_readout,
+            self.about,
             sizing_mode="stretch_width",
         )
+
 
 @functools.lru_cache(maxsize=32)
 def cached_study(*, epsilon, delta, rho, seed):
     """Deterministic for its inputs, so a class asking for the same settings computes it once."""
-    return rat_study(epsilon=epsilon, delta=delta, rho=rho, rounds=ROUNDS, runs=RUNS, at_epsilon=AT_EPSILON,
-                     seed=seed)
+    return rat_study(epsilon=epsilon, delta=delta, rho=rho, rounds=ROUNDS, runs=RUNS, at_epsilon=AT_EPSILON, seed=seed)
 
 
 def rat_run_text(run, delta) -> str:
     target = f"{fmt(100 * run.target, 3)}%"
     k = run.stop_round
     if not k:
-        return (f"RAT does not halt within {run.epsilons.size} rounds (up to epsilon = {fmt(run.epsilons[-1], 3)}): "
-                f"everything released costs 2 psi(T_last) = {fmt(run.rat_ex_post, 3)}.")
-    verdict = (f"a **false halt**: the true error {fmt(100 * run.error[k - 1], 3)}% is above the target {target}"
-               if run.false_halt else
-               f"the true error {fmt(100 * run.error[k - 1], 3)}% is within the target {target}")
-    return (f"RAT halts at round **{k}** (epsilon_{k} = {fmt(run.epsilons[k - 1], 3)}): {verdict}. Ex-post epsilon "
-            f"**{fmt(run.rat_ex_post, 3)}** = 2 psi(T_N) with delta {fmt(delta, 2)}. AboveThreshold halting at the "
-            f"same round would pay psi(T_N) + {AT_EPSILON} = {fmt(run.at_cost, 3)}.")
+        return (
+            f"RAT does not halt within {run.epsilons.size} rounds (up to epsilon = {fmt(run.epsilons[-1], 3)}): "
+            f"everything released costs 2 psi(T_last) = {fmt(run.rat_ex_post, 3)}."
+        )
+    verdict = (
+        f"a **false halt**: the true error {fmt(100 * run.error[k - 1], 3)}% is above the target {target}"
+        if run.false_halt
+        else f"the true error {fmt(100 * run.error[k - 1], 3)}% is within the target {target}"
+    )
+    return (
+        f"RAT halts at round **{k}** (epsilon_{k} = {fmt(run.epsilons[k - 1], 3)}): {verdict}. Ex-post epsilon "
+        f"**{fmt(run.rat_ex_post, 3)}** = 2 psi(T_N) with delta {fmt(delta, 2)}. AboveThreshold halting at the "
+        f"same round would pay psi(T_N) + {AT_EPSILON} = {fmt(run.at_cost, 3)}."
+    )
 
 
 def rat_headline(study) -> str:
     summary = study.summary()
     rat, at = summary["RAT"], summary["AboveThreshold"]
     cheaper = "less than" if rat[0] < at[0] else "more than"
-    return (f"##### Over {RUNS} runs RAT's median ex-post epsilon is {fmt(rat[0], 3)}, {cheaper} AboveThreshold's "
-            f"{fmt(at[0], 3)}; {fmt(100 * rat[2], 3)}% of RAT's halts meet the target error "
-            f"{fmt(100 * study.target, 3)}% (AboveThreshold: {fmt(100 * at[2], 3)}%).")
+    return (
+        f"##### Over {RUNS} runs RAT's median ex-post epsilon is {fmt(rat[0], 3)}, {cheaper} AboveThreshold's "
+        f"{fmt(at[0], 3)}; {fmt(100 * rat[2], 3)}% of RAT's halts meet the target error "
+        f"{fmt(100 * study.target, 3)}% (AboveThreshold: {fmt(100 * at[2], 3)}%)."
+    )
 
 
 def rat_table(study) -> str:
@@ -187,10 +274,15 @@ def rat_table(study) -> str:
     lines = []
     for rule in RAT_RULES:
         median, stopped, within, error = study.summary()[rule]
-        lines.append(f"| {rule} | {COST_RULE[rule]} | {fmt(median, 3)} | {fmt(100 * stopped, 3)}% | "
-                     f"{fmt(100 * within, 3)}% | {fmt(100 * error, 3)}% |")
-    return ("| stopping rule | pays | median ex-post epsilon | runs that halt | halts within the target | "
-            "median true error at the halt |\n|---|---|---|---|---|---|\n" + "\n".join(lines) +
-            f"\n\nTarget error {fmt(100 * study.target, 3)}%: the error of a model fitted on the public hold-out "
-            f"records ({fmt(100 * story.reference_error, 3)}%) plus 5 points, fixed before any release. A halt "
-            "within the target is one whose true error on the private records meets it.")
+        lines.append(
+            f"| {rule} | {COST_RULE[rule]} | {fmt(median, 3)} | {fmt(100 * stopped, 3)}% | "
+            f"{fmt(100 * within, 3)}% | {fmt(100 * error, 3)}% |"
+        )
+    return (
+        "| stopping rule | pays | median ex-post epsilon | runs that halt | halts within the target | "
+        "median true error at the halt |\n|---|---|---|---|---|---|\n"
+        + "\n".join(lines)
+        + f"\n\nTarget error {fmt(100 * study.target, 3)}%: the error of a model fitted on the public hold-out "
+        f"records ({fmt(100 * story.reference_error, 3)}%) plus 5 points, fixed before any release. A halt "
+        "within the target is one whose true error on the private records meets it."
+    )

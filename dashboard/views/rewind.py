@@ -42,7 +42,8 @@ SLIDER_JS = SHOW_JS + "show(slider.value);"
 # requestAnimationFrame, at most one release per INTERVAL ms, and draws each release itself; the
 # slider, the text readout and the server hear of it every SYNC releases and at the end.
 PLAYER_JS = {
-    "play": SHOW_JS + """
+    "play": SHOW_JS
+    + """
 const key = 'noiselabTimer' + slider.id;
 const last_frame = slider.end;
 let k = slider.value >= last_frame ? slider.start : slider.value;
@@ -91,8 +92,10 @@ class RewindView(BaseView):
         "If the decision to stop reads only the releases or public information, the whole sequence costs "
         "psi(T_N) of the last release, with probability 1 - delta (paper A, Corollary 3.4)."
     )
-    formula = r"$$B(T') \mid B(T) \sim \mathcal{N}\!\left(\tfrac{T'}{T} B(T),\ \tfrac{T'(T-T')}{T}\right),\qquad " \
-              r"\varepsilon_{\text{ex post}} = \psi(T_N) \ll \textstyle\sum_{n \le N} \psi(T_n)$$"
+    formula = (
+        r"$$B(T') \mid B(T) \sim \mathcal{N}\!\left(\tfrac{T'}{T} B(T),\ \tfrac{T'(T-T')}{T}\right),\qquad "
+        r"\varepsilon_{\text{ex post}} = \psi(T_N) \ll \textstyle\sum_{n \le N} \psi(T_n)$$"
+    )
     notice = (
         "press Rewind: the release slides back along the walk. The *expected* error (proportional to sqrt(T)) "
         "shrinks with every release, though one path may wander away for a while. The ex-post epsilon psi(T_n) "
@@ -105,66 +108,141 @@ class RewindView(BaseView):
     def __init__(self, settings, **params):
         super().__init__(settings, **params)
         self.scenario = None
-        self.frame = pn.widgets.IntSlider(label="release", start=0, end=FRAMES - 1, value=0,
-                                          sizing_mode="stretch_width", show_value=False, margin=(0, 10))
+        self.frame = pn.widgets.IntSlider(
+            label="release",
+            start=0,
+            end=FRAMES - 1,
+            value=0,
+            sizing_mode="stretch_width",
+            show_value=False,
+            margin=(0, 10),
+        )
         cols = {"t": [], "x": [], "y": [], "epsilon": [], "composition": [], "error": [], "expected": []}
         self.src_frames = ColumnDataSource(cols, name="rewind-frames")
         self.src_path = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-path")
         self.src_now = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-now")
         self.src_stop = ColumnDataSource({"t": [], "x": [], "y": []})
-        self.src_series = ColumnDataSource({"n": [], "epsilon": [], "composition": [], "error": [],
-                                            "expected": [], "bound": []})
+        self.src_series = ColumnDataSource(
+            {"n": [], "epsilon": [], "composition": [], "error": [], "expected": [], "bound": []}
+        )
         self.src_loss = ColumnDataSource({"n": [], "loss": []})
         self.src_target = ColumnDataSource({"x": [], "y": []})
 
-        self.fig_line = new_figure("f(x) + B(t) against t", x_axis_type="log",
-                                   height=460,
-                                   x_axis_label="noise variance t (log scale)", y_axis_label="released value")
-        self.fig_line.line("t", "x", source=self.src_path, color=PALETTE["walk"], line_width=1.5,
-                           legend_label="latent walk")
-        self.fig_line.scatter("t", "x", source=self.src_frames, size=3, color=PALETTE["release"],
-                              legend_label="release times")
+        self.fig_line = new_figure(
+            "f(x) + B(t) against t",
+            x_axis_type="log",
+            height=460,
+            x_axis_label="noise variance t (log scale)",
+            y_axis_label="released value",
+        )
+        self.fig_line.line(
+            "t", "x", source=self.src_path, color=PALETTE["walk"], line_width=1.5, legend_label="latent walk"
+        )
+        self.fig_line.scatter(
+            "t", "x", source=self.src_frames, size=3, color=PALETTE["release"], legend_label="release times"
+        )
         self.fig_line.add_layout(Span(location=0, dimension="width", line_color=PALETTE["truth"], line_dash="dashed"))
-        self.fig_line.scatter("t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"],
-                              legend_label="stop")
-        self.fig_line.scatter("t", "x", source=self.src_now, size=12, color=PALETTE["current"],
-                              legend_label="current release", level="overlay")  # repaints alone
+        self.fig_line.scatter(
+            "t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
+        )
+        self.fig_line.scatter(
+            "t",
+            "x",
+            source=self.src_now,
+            size=12,
+            color=PALETTE["current"],
+            legend_label="current release",
+            level="overlay",
+        )  # repaints alone
 
-        self.fig_plane = new_figure("the walk in the plane", x_axis_label="coordinate 1",
-                                    height=460,
-                                    y_axis_label="coordinate 2", match_aspect=True)
-        self.fig_plane.line("x", "y", source=self.src_path, color=PALETTE["walk"], line_width=1.5,
-                            legend_label="latent walk")
-        self.fig_plane.line("x", "y", source=self.src_target, color=PALETTE["target"], line_dash="dotted",
-                            legend_label="target error")
-        self.fig_plane.scatter([0.0], [0.0], marker="cross", size=16, line_width=3, color=PALETTE["truth"],
-                               legend_label="f(x)")
-        self.fig_plane.scatter("x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"],
-                               legend_label="stop")
-        self.fig_plane.scatter("x", "y", source=self.src_now, size=12, color=PALETTE["current"],
-                               legend_label="current release", level="overlay")
+        self.fig_plane = new_figure(
+            "the walk in the plane",
+            x_axis_label="coordinate 1",
+            height=460,
+            y_axis_label="coordinate 2",
+            match_aspect=True,
+        )
+        self.fig_plane.line(
+            "x", "y", source=self.src_path, color=PALETTE["walk"], line_width=1.5, legend_label="latent walk"
+        )
+        self.fig_plane.line(
+            "x", "y", source=self.src_target, color=PALETTE["target"], line_dash="dotted", legend_label="target error"
+        )
+        self.fig_plane.scatter(
+            [0.0], [0.0], marker="cross", size=16, line_width=3, color=PALETTE["truth"], legend_label="f(x)"
+        )
+        self.fig_plane.scatter(
+            "x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
+        )
+        self.fig_plane.scatter(
+            "x",
+            "y",
+            source=self.src_now,
+            size=12,
+            color=PALETTE["current"],
+            legend_label="current release",
+            level="overlay",
+        )
 
-        self.fig_privacy = new_figure("privacy per release", x_axis_label="release n", y_axis_label="epsilon",
-                                      height=340, y_axis_type="log")
-        self.fig_privacy.line("n", "epsilon", source=self.src_series, color=PALETTE["psi"], line_width=2,
-                              legend_label="psi(T_n): ex-post epsilon")
-        self.fig_privacy.line("n", "composition", source=self.src_series, color=PALETTE["composition"],
-                              line_width=2, line_dash="dashed", legend_label="naive composition")
-        self.fig_privacy.scatter("n", "loss", source=self.src_loss, color=PALETTE["neighbour"], size=4,
-                                 legend_label="loss vs a fixed neighbour (> 0)")
-        self.fig_error = new_figure("error of each release", x_axis_label="release n",
-                                    y_axis_label="||release - f(x)||", height=340)
-        self.fig_error.line("n", "error", source=self.src_series, color=PALETTE["error"], line_width=2,
-                            legend_label="this path's error")
-        self.fig_error.line("n", "expected", source=self.src_series, color=PALETTE["expected"], line_width=2,
-                            line_dash="dashed", legend_label="expected error")
-        self.fig_error.line("n", "bound", source=self.src_series, color=PALETTE["bound"], line_width=2,
-                            line_dash="dotted", legend_label="90% bound (public)")
-        self.target_line = Span(location=settings.target, dimension="width", line_color=PALETTE["target"],
-                                line_dash="dashed", line_width=2)
+        self.fig_privacy = new_figure(
+            "privacy per release", x_axis_label="release n", y_axis_label="epsilon", height=340, y_axis_type="log"
+        )
+        self.fig_privacy.line(
+            "n",
+            "epsilon",
+            source=self.src_series,
+            color=PALETTE["psi"],
+            line_width=2,
+            legend_label="psi(T_n): ex-post epsilon",
+        )
+        self.fig_privacy.line(
+            "n",
+            "composition",
+            source=self.src_series,
+            color=PALETTE["composition"],
+            line_width=2,
+            line_dash="dashed",
+            legend_label="naive composition",
+        )
+        self.fig_privacy.scatter(
+            "n",
+            "loss",
+            source=self.src_loss,
+            color=PALETTE["neighbour"],
+            size=4,
+            legend_label="loss vs a fixed neighbour (> 0)",
+        )
+        self.fig_error = new_figure(
+            "error of each release", x_axis_label="release n", y_axis_label="||release - f(x)||", height=340
+        )
+        self.fig_error.line(
+            "n", "error", source=self.src_series, color=PALETTE["error"], line_width=2, legend_label="this path's error"
+        )
+        self.fig_error.line(
+            "n",
+            "expected",
+            source=self.src_series,
+            color=PALETTE["expected"],
+            line_width=2,
+            line_dash="dashed",
+            legend_label="expected error",
+        )
+        self.fig_error.line(
+            "n",
+            "bound",
+            source=self.src_series,
+            color=PALETTE["bound"],
+            line_width=2,
+            line_dash="dotted",
+            legend_label="90% bound (public)",
+        )
+        self.target_line = Span(
+            location=settings.target, dimension="width", line_color=PALETTE["target"], line_dash="dashed", line_width=2
+        )
         self.fig_error.add_layout(self.target_line)
-        self.now_spans = [Span(location=1, dimension="height", line_color=PALETTE["current"], line_alpha=0.6)
-                          for _ in range(2)]
+        self.now_spans = [
+            Span(location=1, dimension="height", line_color=PALETTE["current"], line_alpha=0.6) for _ in range(2)
+        ]
         self.fig_privacy.add_layout(self.now_spans[0])
         self.fig_error.add_layout(self.now_spans[1])
         self.finish_figures(self.fig_line, self.fig_plane, self.fig_privacy, self.fig_error)
@@ -172,22 +250,36 @@ class RewindView(BaseView):
         self.frame_readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self.stop_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
-            settings.param.stop_rule, options={"stop on public info": "confidence", "private check (RAT)": "rat",
-                                               "peek (not private)": "peek"},
-            stylesheets=[".bk-btn-group { flex-wrap: wrap; }"])
+            settings.param.stop_rule,
+            options={"stop on public info": "confidence", "private check (RAT)": "rat", "peek (not private)": "peek"},
+            stylesheets=[".bk-btn-group { flex-wrap: wrap; }"],
+        )
         # both figures stay in the page; only the Bokeh figures' own visibility changes (swapping a
         # pane's figure, or hiding a Bokeh pane, breaks Panel 1.9's style sheets)
         self.fig_plane.visible = False
-        self.walk_pane = pn.Column(pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width"),
-                                   pn.pane.Bokeh(self.fig_plane, sizing_mode="stretch_width"),
-                                   sizing_mode="stretch_width")
-        display = {"frames": self.src_frames, "now": self.src_now, "spans": self.now_spans,
-                   "readout": self.frame_readout, "slider": self.frame}
+        self.walk_pane = pn.Column(
+            pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.fig_plane, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+        display = {
+            "frames": self.src_frames,
+            "now": self.src_now,
+            "spans": self.now_spans,
+            "readout": self.frame_readout,
+            "slider": self.frame,
+        }
         self.frame.jscallback(value=SLIDER_JS, args=display)
         self.buttons = []
         for action, label, tip in BUTTONS:
-            button = pn.widgets.Button(label=label, description=tip, variant="outline", width=112, margin=(2, 3),
-                                       css_classes=[f"rewind-{action}"])
+            button = pn.widgets.Button(
+                label=label,
+                description=tip,
+                variant="outline",
+                width=112,
+                margin=(2, 3),
+                css_classes=[f"rewind-{action}"],
+            )
             code = PLAYER_JS[action].replace("INTERVAL", str(FRAME_INTERVAL_MS)).replace("SYNC", str(SYNC_EVERY))
             button.js_on_click(args=display, code=code)
             self.buttons.append(button)
@@ -195,32 +287,63 @@ class RewindView(BaseView):
 
     def recompute(self):
         s = self.settings
-        sc = rewind_scenario(epsilon=s.epsilon, delta=s.delta, rho=s.rho, target=s.target, sensitivity=s.sensitivity,
-                             dim=s.dim, stop_rule=s.stop_rule, frames=FRAMES, seed=s.seed)
+        sc = rewind_scenario(
+            epsilon=s.epsilon,
+            delta=s.delta,
+            rho=s.rho,
+            target=s.target,
+            sensitivity=s.sensitivity,
+            dim=s.dim,
+            stop_rule=s.stop_rule,
+            frames=FRAMES,
+            seed=s.seed,
+        )
         values, path = sc.frame_values, sc.path
         two = s.dim == 2
         with pn.io.hold():
             self.scenario = sc
             positive = sc.path_times > 0  # a log axis: f(x) itself sits at t = 0, drawn as the dashed line
-            self.src_path.data = {"t": sc.path_times[positive], "x": path[positive, 0],
-                                  "y": path[positive, 1] if two else np.zeros(int(positive.sum()))}
+            self.src_path.data = {
+                "t": sc.path_times[positive],
+                "x": path[positive, 0],
+                "y": path[positive, 1] if two else np.zeros(int(positive.sum())),
+            }
             fy = values[:, 1] if two else np.zeros(len(values))
-            self.src_frames.data = {"t": sc.frame_times, "x": values[:, 0], "y": fy, "epsilon": sc.frame_epsilon,
-                                    "composition": sc.frame_composition, "error": sc.frame_error,
-                                    "expected": sc.frame_expected_error}
+            self.src_frames.data = {
+                "t": sc.frame_times,
+                "x": values[:, 0],
+                "y": fy,
+                "epsilon": sc.frame_epsilon,
+                "composition": sc.frame_composition,
+                "error": sc.frame_error,
+                "expected": sc.frame_expected_error,
+            }
             n, eps, comp, loss, err, expected, bound = finite(
-                np.arange(1.0, FRAMES + 1), sc.frame_epsilon, sc.frame_composition, sc.frame_neighbour_loss,
-                sc.frame_error, sc.frame_expected_error, sc.frame_error_bound)
-            self.src_series.data = {"n": n, "epsilon": eps, "composition": comp, "error": err, "expected": expected,
-                                    "bound": bound}
+                np.arange(1.0, FRAMES + 1),
+                sc.frame_epsilon,
+                sc.frame_composition,
+                sc.frame_neighbour_loss,
+                sc.frame_error,
+                sc.frame_expected_error,
+                sc.frame_error_bound,
+            )
+            self.src_series.data = {
+                "n": n,
+                "epsilon": eps,
+                "composition": comp,
+                "error": err,
+                "expected": expected,
+                "bound": bound,
+            }
             positive = loss > 0  # a log axis shows the positive losses (a negative loss favours privacy)
             self.src_loss.data = {"n": n[positive], "loss": loss[positive]}
             angle = np.linspace(0, 2 * np.pi, 121)
             self.src_target.data = {"x": s.target * np.cos(angle), "y": s.target * np.sin(angle)}
             self.target_line.location = s.target
             k = sc.stop_frame
-            self.src_stop.data = ({"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0
-                                  else {"t": [], "x": [], "y": []})
+            self.src_stop.data = (
+                {"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0 else {"t": [], "x": [], "y": []}
+            )
             self.fig_line.visible = not two
             self.fig_plane.visible = two
             self.headline.object = rewind_headline(sc)
@@ -244,25 +367,52 @@ class RewindView(BaseView):
                 f"<b>Release {k + 1} of {FRAMES}</b>: noise variance T = {fmt(sc.frame_times[k])}, "
                 f"ex-post epsilon psi(T) = {fmt(sc.frame_epsilon[k], 3)} (naive composition: "
                 f"{fmt(sc.frame_composition[k], 3)}), error = {fmt(sc.frame_error[k], 3)} (expected "
-                f"{fmt(sc.frame_expected_error[k], 3)}).")
+                f"{fmt(sc.frame_expected_error[k], 3)})."
+            )
 
     def csv_rows(self):
         sc = self.scenario
-        header = ["release", "time", "ex_post_epsilon", "composition_epsilon", "error", "expected_error",
-                  "error_bound_90", "fixed_neighbour_loss"]
+        header = [
+            "release",
+            "time",
+            "ex_post_epsilon",
+            "composition_epsilon",
+            "error",
+            "expected_error",
+            "error_bound_90",
+            "fixed_neighbour_loss",
+        ]
         header += [f"value_{i + 1}" for i in range(sc.frame_values.shape[1])]
-        rows = [[k + 1, float(sc.frame_times[k]), float(sc.frame_epsilon[k]), float(sc.frame_composition[k]),
-                 float(sc.frame_error[k]), float(sc.frame_expected_error[k]), float(sc.frame_error_bound[k]),
-                 float(sc.frame_neighbour_loss[k]), *map(float, sc.frame_values[k])]
-                for k in range(len(sc.frame_times))]
+        rows = [
+            [
+                k + 1,
+                float(sc.frame_times[k]),
+                float(sc.frame_epsilon[k]),
+                float(sc.frame_composition[k]),
+                float(sc.frame_error[k]),
+                float(sc.frame_expected_error[k]),
+                float(sc.frame_error_bound[k]),
+                float(sc.frame_neighbour_loss[k]),
+                *map(float, sc.frame_values[k]),
+            ]
+            for k in range(len(sc.frame_times))
+        ]
         return header, rows
 
     def build_layout(self):
         controls = pn.FlexBox(*self.buttons, self.download, flex_wrap="wrap", sizing_mode="stretch_width")
         plots = flex_row(self.walk_pane, pn.Column(self.fig_privacy, self.fig_error, sizing_mode="stretch_width"))
         return pn.Column(
-            self.header, self.alert, self.stop_rule, controls, self.frame, self.frame_readout, self.stop_readout,
-            plots, self.about, sizing_mode="stretch_width",
+            self.header,
+            self.alert,
+            self.stop_rule,
+            controls,
+            self.frame,
+            self.frame_readout,
+            self.stop_readout,
+            plots,
+            self.about,
+            sizing_mode="stretch_width",
         )
 
 
@@ -270,18 +420,26 @@ def rewind_headline(sc) -> str:
     """One plain sentence with the number a stakeholder needs."""
     k = sc.stop_frame
     if k < 0:
-        return (f"##### No release reaches the target error {fmt(sc.target, 3)} by epsilon = "
-                f"{fmt(sc.frame_epsilon[-1], 3)}: raise epsilon or the target.")
+        return (
+            f"##### No release reaches the target error {fmt(sc.target, 3)} by epsilon = "
+            f"{fmt(sc.frame_epsilon[-1], 3)}: raise epsilon or the target."
+        )
     if sc.stop_rule == "confidence":
-        return (f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(sc.stop_epsilon, 3)}: naive "
-                f"composition of the same {k + 1} releases would charge {fmt(sc.frame_composition[k], 3)} "
-                f"({fmt(sc.frame_composition[k] / sc.stop_epsilon, 3)}x more).")
+        return (
+            f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(sc.stop_epsilon, 3)}: naive "
+            f"composition of the same {k + 1} releases would charge {fmt(sc.frame_composition[k], 3)} "
+            f"({fmt(sc.frame_composition[k] / sc.stop_epsilon, 3)}x more)."
+        )
     if sc.stop_rule == "rat":
-        return (f"##### The private check halts at release {k + 1} and costs 2 psi(T_N) = "
-                f"{fmt(sc.stop_epsilon, 3)}: twice the public stop at that release, still far below naive "
-                f"composition ({fmt(sc.frame_composition[k], 3)}).")
-    return (f"##### Peeking at the private error stops at release {k + 1}, but then no privacy guarantee holds: "
-            "the stop itself depends on f(x).")
+        return (
+            f"##### The private check halts at release {k + 1} and costs 2 psi(T_N) = "
+            f"{fmt(sc.stop_epsilon, 3)}: twice the public stop at that release, still far below naive "
+            f"composition ({fmt(sc.frame_composition[k], 3)})."
+        )
+    return (
+        f"##### Peeking at the private error stops at release {k + 1}, but then no privacy guarantee holds: "
+        "the stop itself depends on f(x)."
+    )
 
 
 def stop_text(sc) -> str:
@@ -289,28 +447,41 @@ def stop_text(sc) -> str:
     k, target, delta = sc.stop_frame, fmt(sc.target, 3), fmt(sc.delta, 2)
     if sc.stop_rule == "confidence":
         if k < 0:
-            return (f"The noise never gets small enough for the target error {target} by the last release: raise "
-                    f"epsilon or the target.")
+            return (
+                f"The noise never gets small enough for the target error {target} by the last release: raise "
+                f"epsilon or the target."
+            )
         met = "within" if sc.frame_error[k] <= sc.target else "**not** within"
-        return (f"**Stop at release {k + 1}**: its noise level alone (public) says the error is at most {target} with "
-                f"probability {fmt(100 * sc.confidence, 3)}%; this path's error {fmt(sc.frame_error[k], 3)} is {met} "
-                f"the target. The stop reads no private data, so all {k + 1} releases cost **ex-post epsilon "
-                f"{fmt(sc.stop_epsilon, 3)}** = psi(T_N) (delta {delta}); naive composition would charge "
-                f"{fmt(sc.frame_composition[k], 3)}.")
+        return (
+            f"**Stop at release {k + 1}**: its noise level alone (public) says the error is at most {target} with "
+            f"probability {fmt(100 * sc.confidence, 3)}%; this path's error {fmt(sc.frame_error[k], 3)} is {met} "
+            f"the target. The stop reads no private data, so all {k + 1} releases cost **ex-post epsilon "
+            f"{fmt(sc.stop_epsilon, 3)}** = psi(T_N) (delta {delta}); naive composition would charge "
+            f"{fmt(sc.frame_composition[k], 3)}."
+        )
     if sc.stop_rule == "rat":
         if k < 0:
-            return (f"ReducedAboveThreshold never halted: everything released costs 2 psi(T_last) = "
-                    f"{fmt(sc.stop_epsilon, 3)} (delta {delta}).")
-        met = (f"within the target {target}" if sc.frame_error[k] <= sc.target else
-               f"**not** within the target {target}: a false halt, the check is noisy")
-        return (f"**ReducedAboveThreshold halts at release {k + 1}** after checking the private error, which is "
-                f"{fmt(sc.frame_error[k], 3)}: {met}. A check on private data is paid for: "
-                f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2). "
-                "Here the check's noise (scale 4D/epsilon_n) is as large as the error it checks, so most halts miss "
-                "the target; the RAT tab checks a utility averaged over many records, where the check is informative.")
+            return (
+                f"ReducedAboveThreshold never halted: everything released costs 2 psi(T_last) = "
+                f"{fmt(sc.stop_epsilon, 3)} (delta {delta})."
+            )
+        met = (
+            f"within the target {target}"
+            if sc.frame_error[k] <= sc.target
+            else f"**not** within the target {target}: a false halt, the check is noisy"
+        )
+        return (
+            f"**ReducedAboveThreshold halts at release {k + 1}** after checking the private error, which is "
+            f"{fmt(sc.frame_error[k], 3)}: {met}. A check on private data is paid for: "
+            f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2). "
+            "Here the check's noise (scale 4D/epsilon_n) is as large as the error it checks, so most halts miss "
+            "the target; the RAT tab checks a utility averaged over many records, where the check is informative."
+        )
     if k < 0:
         return f"Counter-example (peeking at the private error): no release comes within {target}."
-    return (f"**Counter-example**: stopping at release {k + 1} because its *private* error "
-            f"{fmt(sc.frame_error[k], 3)} is within {target} reads f(x). A neighbour's data would stop at another "
-            f"release, so the stop itself leaks: **no ex-post guarantee holds** (psi(T_N) = "
-            f"{fmt(sc.frame_epsilon[k], 3)} would be a false claim). Use the private check (RAT) instead.")
+    return (
+        f"**Counter-example**: stopping at release {k + 1} because its *private* error "
+        f"{fmt(sc.frame_error[k], 3)} is within {target} reads f(x). A neighbour's data would stop at another "
+        f"release, so the stop itself leaks: **no ex-post guarantee holds** (psi(T_N) = "
+        f"{fmt(sc.frame_epsilon[k], 3)} would be a false claim). Use the private check (RAT) instead."
+    )

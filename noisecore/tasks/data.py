@@ -55,9 +55,11 @@ def split(X, y, n_train):
 
 
 # KDD Cup 1999 labels: the 22 attack types of the training data, the 17 more of the test data, normal
-KDD_ATTACKS = frozenset("""back buffer_overflow ftp_write guess_passwd imap ipsweep land loadmodule multihop neptune
+KDD_ATTACKS = frozenset(
+    """back buffer_overflow ftp_write guess_passwd imap ipsweep land loadmodule multihop neptune
 nmap perl phf pod portsweep rootkit satan smurf spy teardrop warezclient warezmaster apache2 httptunnel mailbomb mscan
-named processtable ps saint sendmail snmpgetattack snmpguess sqlattack udpstorm worm xlock xsnoop xterm""".split())
+named processtable ps saint sendmail snmpgetattack snmpguess sqlattack udpstorm worm xlock xsnoop xterm""".split()
+)
 MIN_ROWS = 40  # rows an uploaded table needs: at least 20 to train on and 20 public hold-out rows
 MAX_ROWS = 20_000  # larger tables are subsampled (with the seed) to this many rows
 MAX_FEATURES = {"logistic": 500, "ridge": 80, "mean": 500}  # ridge releases d^2 + d numbers per trial
@@ -77,8 +79,10 @@ def _text(data, source) -> str:
     try:
         return bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{source}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
-                         "save it as a UTF-8 CSV file") from None
+        raise ValueError(
+            f"{source}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "save it as a UTF-8 CSV file"
+        ) from None
 
 
 def _number(cell: str, where: str) -> float:
@@ -113,8 +117,9 @@ def read_table(data, *, source="the file") -> tuple[list[str], np.ndarray]:
     except ValueError:
         pass
     else:
-        raise ValueError(f"{source}, line {header_line}: the first row holds numbers; add a header row naming the "
-                         "columns")
+        raise ValueError(
+            f"{source}, line {header_line}: the first row holds numbers; add a header row naming the columns"
+        )
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         raise ValueError(f"{source}: duplicated column names: {', '.join(duplicates)}")
@@ -158,8 +163,10 @@ def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, seed
         raise ValueError(f"the {task} task takes at most {MAX_FEATURES[task]} feature columns, got {len(features)}")
     rows = values.shape[0]
     if rows < MIN_ROWS:
-        raise ValueError(f"too few rows to train on: {rows}; the experiments need at least {MIN_ROWS} "
-                         f"({MIN_ROWS // 2} to train, {MIN_ROWS // 2} public hold-out)")
+        raise ValueError(
+            f"too few rows to train on: {rows}; the experiments need at least {MIN_ROWS} "
+            f"({MIN_ROWS // 2} to train, {MIN_ROWS // 2} public hold-out)"
+        )
     order = np.random.default_rng(seed).permutation(rows)[: positive_int("max_rows", max_rows)]
     X = values[order][:, features]
     y = None if target is None else values[order, names.index(target)]
@@ -167,8 +174,10 @@ def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, seed
         labels = np.unique(y)
         if labels.size != 2:
             shown = ", ".join(f"{v:g}" for v in labels[:5]) + (", ..." if labels.size > 5 else "")
-            raise ValueError(f"target column {target!r} must hold exactly two classes for the logistic task; it "
-                             f"has {labels.size} distinct values ({shown})")
+            raise ValueError(
+                f"target column {target!r} must hold exactly two classes for the logistic task; it "
+                f"has {labels.size} distinct values ({shown})"
+            )
         y = np.where(y == labels[1], 1.0, -1.0)
         X = normalize_rows(X)
     elif task == "ridge":
@@ -181,8 +190,9 @@ def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, seed
     half = X.shape[0] // 2
     train_y, hold_y = (None, None) if y is None else (y[:half], y[half:])
     if task == "logistic" and (np.unique(train_y).size < 2 or np.unique(hold_y).size < 2):
-        raise ValueError(f"target column {target!r}: one class is too rare to appear in both the training and the "
-                         "hold-out half")
+        raise ValueError(
+            f"target column {target!r}: one class is too rare to appear in both the training and the hold-out half"
+        )
     return (X[:half], train_y), (X[half:], hold_y)
 
 
@@ -202,16 +212,22 @@ def load_kddcup(path, *, max_rows=None):
         where = f"{path}, line {line_no}"
         if len(fields) != 42:
             raise ValueError(f"{where}: expected 42 comma-separated fields, got {len(fields)}")
-        rows.append([_number(v, f"{where}, field {j}") for j, v in zip([0, *range(4, 41)], [fields[0], *fields[4:41]],
-                                                                        strict=True)])
+        rows.append(
+            [
+                _number(v, f"{where}, field {j}")
+                for j, v in zip([0, *range(4, 41)], [fields[0], *fields[4:41]], strict=True)
+            ]
+        )
         label = fields[41].strip().rstrip(".")
         if label == "normal":
             labels.append(-1.0)
         elif label in KDD_ATTACKS:
             labels.append(1.0)
         else:
-            raise ValueError(f"{where}: unknown label {fields[41].strip()!r} (expected normal. or a KDD Cup 99 attack "
-                             "type such as smurf.)")
+            raise ValueError(
+                f"{where}: unknown label {fields[41].strip()!r} (expected normal. or a KDD Cup 99 attack "
+                "type such as smurf.)"
+            )
         if max_rows is not None and len(rows) >= positive_int("max_rows", max_rows):
             break
     if not rows:

@@ -46,8 +46,13 @@ class LogisticRegressionTask(Task):
         return loss, grad
 
     def _fit(self):
-        res = optimize.minimize(self._objective, np.zeros(self.d), jac=True, method="L-BFGS-B",
-                                options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 5000})
+        res = optimize.minimize(
+            self._objective,
+            np.zeros(self.d),
+            jac=True,
+            method="L-BFGS-B",
+            options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 5000},
+        )
         return res.x
 
     def release(self, noise):
@@ -58,11 +63,11 @@ class LogisticRegressionTask(Task):
         flat = params.reshape(-1, self.d)
         out = np.empty(flat.shape[0])
         for start in range(0, flat.shape[0], _CHUNK):
-            block = flat[start:start + _CHUNK]
+            block = flat[start : start + _CHUNK]
             per_example = np.logaddexp(0.0, -(y[:, None] * (X @ block.T)))
             if clip is not None:
                 per_example = np.minimum(per_example, clip)
-            out[start:start + _CHUNK] = per_example.mean(axis=0) + self.lam / 2 * np.sum(block * block, axis=1)
+            out[start : start + _CHUNK] = per_example.mean(axis=0) + self.lam / 2 * np.sum(block * block, axis=1)
         return out.reshape(params.shape[:-1])
 
     def batch_loss(self, params, *, holdout=False, clip=None) -> np.ndarray:
@@ -88,7 +93,7 @@ class LogisticRegressionTask(Task):
             term -= rows
             if clip is not None:
                 np.minimum(term, clip, out=term)
-            out[offset:offset + rows.shape[0]] += term.mean(axis=1, dtype=np.float64)
+            out[offset : offset + rows.shape[0]] += term.mean(axis=1, dtype=np.float64)
 
         out[:] = self.lam / 2 * np.sum(flat * flat, axis=1)
         if flat.shape[0] <= _FAST_CHUNK:  # small batches: no pool
@@ -96,9 +101,9 @@ class LogisticRegressionTask(Task):
             return out.reshape(params.shape[:-1])
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for start in range(0, flat.shape[0], _CHUNK):
-                margins = flat[start:start + _CHUNK].astype(np.float32) @ signed_t
+                margins = flat[start : start + _CHUNK].astype(np.float32) @ signed_t
                 slices = range(0, margins.shape[0], _FAST_CHUNK)
-                list(pool.map(lambda i, m=margins, s=start: softplus_means(m[i:i + _FAST_CHUNK], s + i), slices))
+                list(pool.map(lambda i, m=margins, s=start: softplus_means(m[i : i + _FAST_CHUNK], s + i), slices))
         return out.reshape(params.shape[:-1])
 
     def _holdout_data(self):

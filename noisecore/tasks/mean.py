@@ -50,9 +50,9 @@ class MeanEstimationTask(Task):
             flat = params.reshape(-1, self.d)
             out = np.empty(flat.shape[0])
             for start in range(0, flat.shape[0], _CHUNK):
-                block = flat[start:start + _CHUNK]
+                block = flat[start : start + _CHUNK]
                 per_example = 0.5 * np.sum((block[:, None, :] - X[None, :, :]) ** 2, axis=-1)
-                out[start:start + _CHUNK] = np.minimum(per_example, clip).mean(axis=1)
+                out[start : start + _CHUNK] = np.minimum(per_example, clip).mean(axis=1)
             return out.reshape(params.shape[:-1]) + self.lam / 2 * sq
         if holdout:
             mean, second = self.holdout.mean(axis=0), float(np.mean(np.sum(self.holdout**2, axis=1)))

@@ -51,14 +51,14 @@ class RidgeRegressionTask(Task):
         out = np.empty((flat.shape[0], d))
         ridge = self.n * self.lam * np.eye(d)
         for start in range(0, flat.shape[0], _CHUNK):
-            block = flat[start:start + _CHUNK]
+            block = flat[start : start + _CHUNK]
             noisy = self.gram + block[:, : d * d].reshape(-1, d, d)
             noisy = (noisy + np.swapaxes(noisy, 1, 2)) / 2
             vals, vecs = np.linalg.eigh(noisy)
             vals = np.maximum(vals, 0.0) + self.n * self.lam
-            rhs = self.cross + block[:, d * d:]
+            rhs = self.cross + block[:, d * d :]
             proj = np.einsum("kji,kj->ki", vecs, rhs) / vals
-            out[start:start + _CHUNK] = np.einsum("kij,kj->ki", vecs, proj)
+            out[start : start + _CHUNK] = np.einsum("kij,kj->ki", vecs, proj)
         del ridge
         return out.reshape((*lead, d))
 
@@ -67,9 +67,9 @@ class RidgeRegressionTask(Task):
         if clip is not None:
             out = np.empty(flat.shape[0])
             for start in range(0, flat.shape[0], _CHUNK):
-                block = flat[start:start + _CHUNK]
+                block = flat[start : start + _CHUNK]
                 per_example = 0.5 * (self.X @ block.T - self.y[:, None]) ** 2
-                out[start:start + _CHUNK] = np.minimum(per_example, clip).mean(axis=0)
+                out[start : start + _CHUNK] = np.minimum(per_example, clip).mean(axis=0)
             out += self.lam / 2 * np.sum(flat * flat, axis=1)
             return out.reshape(params.shape[:-1])
         if holdout:

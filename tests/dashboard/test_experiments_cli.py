@@ -25,8 +25,9 @@ def test_cli_sweeps_on_dask_give_the_same_files(tmp_path):
     distributed = pytest.importorskip("distributed")
     args = ["--task", "mean", "--trials", "20", "--levels", "6", "--seed", "3"]
     main([*args, "--out", str(tmp_path / "local")])
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
         main([*args, "--out", str(tmp_path / "dask"), "--dask-scheduler", cluster.scheduler_address])
     for name in ("mean_tradeoff.csv", "mean_stopping.csv", "mean_summary.csv"):
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()

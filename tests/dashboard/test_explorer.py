@@ -73,13 +73,16 @@ def test_uploaded_table_runs_in_the_view():
     assert not view.run_button.disabled and view.cancel_button.disabled
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"", "empty"),
-    (b"a,b,label\n1,2,0\n3,oops,1\n", "line 3, column 'b': 'oops' is not a number"),
-    (b"a,label\n1,nan\n", "not a finite number"),
-    ("a,label\n\xe9,1\n".encode("latin-1"), "not UTF-8"),
-    (b"a,b\n1,2\n3\n", "line 3: 1 fields"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"a,b,label\n1,2,0\n3,oops,1\n", "line 3, column 'b': 'oops' is not a number"),
+        (b"a,label\n1,nan\n", "not a finite number"),
+        ("a,label\n\xe9,1\n".encode("latin-1"), "not UTF-8"),
+        (b"a,b\n1,2\n3\n", "line 3: 1 fields"),
+    ],
+)
 def test_bad_uploads_show_a_message_and_keep_everything(content, message):
     view = ExperimentsView(Settings(), active=True)
     before = view.result
@@ -92,11 +95,14 @@ def test_bad_uploads_show_a_message_and_keep_everything(content, message):
     assert view.result is before and view.config.trials == 250 and view.config.source == "synthetic"
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"target_column": "x1", "task": "logistic"}, "exactly two classes"),
-    ({"target_column": "label", "task": "logistic", "rows": 30}, "too few rows"),
-    ({"target_column": "label", "task": "logistic", "target": 1e-9}, "unreachable"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"target_column": "x1", "task": "logistic"}, "exactly two classes"),
+        ({"target_column": "label", "task": "logistic", "rows": 30}, "too few rows"),
+        ({"target_column": "label", "task": "logistic", "target": 1e-9}, "unreachable"),
+    ],
+)
 def test_unusable_data_or_target_is_named(change, message):
     view = ExperimentsView(Settings(), active=True)
     before = view.result

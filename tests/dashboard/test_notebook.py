@@ -13,8 +13,12 @@ def test_tour_notebook_executes():
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
     outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
     assert not [out for out in outputs if out.output_type == "error"]
-    rendered = [out for out in outputs if out.output_type in ("display_data", "execute_result")
-                and "application/vnd.holoviews_exec.v0+json" in out.get("data", {})]
+    rendered = [
+        out
+        for out in outputs
+        if out.output_type in ("display_data", "execute_result")
+        and "application/vnd.holoviews_exec.v0+json" in out.get("data", {})
+    ]
     assert len(rendered) >= 5  # four views and the whole lab render as live Panel objects
     text = "".join(out.get("text", "") for out in outputs if out.output_type == "stream")
     assert "5.99966" in text

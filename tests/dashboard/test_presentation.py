@@ -28,7 +28,7 @@ CVD = {
 
 
 def _linear(hex_colour):
-    rgb = np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+    rgb = np.array([int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255
     return np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
 
 
@@ -126,8 +126,16 @@ def test_presets_and_glossary():
         for view in lab.views:
             lab.tabs.active = lab.views.index(view)
             assert not view.alert.visible, (name, view.title, view.alert.object)
-    wanted = {"epsilon", "delta", "rho", "psi (privacy boundary)", "ex post", "E|Z|", "sensitivity",
-              "worst-case epsilon"}
+    wanted = {
+        "epsilon",
+        "delta",
+        "rho",
+        "psi (privacy boundary)",
+        "ex post",
+        "E|Z|",
+        "sensitivity",
+        "worst-case epsilon",
+    }
     assert wanted <= set(GLOSSARY)
     html = lab.controls.objects[-1].objects[0].object
     assert html.count("<details>") == len(GLOSSARY)  # native disclosure: mouse, touch and keyboard
@@ -163,26 +171,40 @@ def test_installed_wheel_serves_a_session(tmp_path):
     """Build the wheel, install it outside the checkout (no editable paths), and serve one session:
     the frontier table, style sheet and fonts come from package data."""
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                    str(dist), str(ROOT)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     wheel = next(dist.glob("noiselab-*.whl"))
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
-    check = ("import dashboard, noisecore; from noisecore import frontier; "
-             "assert dashboard.__file__.startswith(%r), dashboard.__file__; "
-             "assert len(frontier.load()['epsilon']) > 30; "
-             "from dashboard.app import NoiseLab, create_app, page_css; assert 'NoiselabKaTeX' in page_css(); "
-             "from bokeh.document import Document; create_app(NoiseLab()).server_doc(Document()); print('ok')")
-    out = subprocess.run([sys.executable, "-c", check % str(target)], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=300)
+    check = (
+        "import dashboard, noisecore; from noisecore import frontier; "
+        "assert dashboard.__file__.startswith(%r), dashboard.__file__; "
+        "assert len(frontier.load()['epsilon']) > 30; "
+        "from dashboard.app import NoiseLab, create_app, page_css; assert 'NoiselabKaTeX' in page_css(); "
+        "from bokeh.document import Document; create_app(NoiseLab()).server_doc(Document()); print('ok')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", check % str(target)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
     port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "w") as handle:
-        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port)], cwd=tmp_path, env=env,
-                                stdout=handle, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dashboard.serve", "--port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
     try:
         status, body = _get(f"http://127.0.0.1:{port}/")
         assert status == 200 and "noiselab" in body
@@ -197,9 +219,22 @@ def test_panel_serve_of_the_app_file_works(tmp_path):
     port = free_port()
     log = tmp_path / "panel.log"
     with open(log, "w") as handle:
-        proc = subprocess.Popen([sys.executable, "-m", "panel", "serve", str(ROOT / "dashboard" / "app.py"),
-                                 "--port", str(port), "--address", "127.0.0.1"], cwd=tmp_path,
-                                stdout=handle, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "panel",
+                "serve",
+                str(ROOT / "dashboard" / "app.py"),
+                "--port",
+                str(port),
+                "--address",
+                "127.0.0.1",
+            ],
+            cwd=tmp_path,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
     try:
         status, body = _get(f"http://127.0.0.1:{port}/app")
         assert status == 200 and "noiselab" in body and "NoiselabKaTeX_Main" in body

@@ -33,8 +33,14 @@ from noisecore.tasks import LogisticRegressionTask
 TABLE = frontier_table.load()
 BASE = {k: DEFAULTS[k] for k in ("epsilon", "delta", "rho", "target", "sensitivity", "dim")}
 # the defaults, then each slider at each end of its range (one at a time)
-EXTREMES = {"epsilon": (0.05, 50.0), "delta": (1e-12, 0.5), "rho": (1e-4, 1e4), "target": (0.01, 100.0),
-            "sensitivity": (0.1, 10.0), "dim": (2,)}
+EXTREMES = {
+    "epsilon": (0.05, 50.0),
+    "delta": (1e-12, 0.5),
+    "rho": (1e-4, 1e4),
+    "target": (0.01, 100.0),
+    "sensitivity": (0.1, 10.0),
+    "dim": (2,),
+}
 SETTINGS = [BASE] + [{**BASE, name: value} for name, values in EXTREMES.items() for value in values]
 IDS = ["defaults"] + [f"{name}={value}" for name, values in EXTREMES.items() for value in values]
 SEEDS = range(400)

@@ -61,29 +61,35 @@ def test_pool_joins_a_running_request_and_forgets_failures():
         pool.close()
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"threads": 0}, "threads must be a positive integer"),
-    ({"max_results": 1.5}, "max_results must be a positive integer"),
-    ({"local_workers": True}, "local_workers must be a positive integer"),
-    ({"scheduler": 8786}, "scheduler must be an address string"),
-    ({"scheduler": "tcp://127.0.0.1:1", "local_workers": 1}, "not both"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"threads": 0}, "threads must be a positive integer"),
+        ({"max_results": 1.5}, "max_results must be a positive integer"),
+        ({"local_workers": True}, "local_workers must be a positive integer"),
+        ({"scheduler": 8786}, "scheduler must be an address string"),
+        ({"scheduler": "tcp://127.0.0.1:1", "local_workers": 1}, "not both"),
+    ],
+)
 def test_pool_rejects_bad_arguments(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         ComputePool(**kwargs)
 
 
 def test_pool_without_dask_does_not_import_it():
-    code = ("import sys; from dashboard.compute import ComputePool; p = ComputePool(); p.result(abs, -2); "
-            "p.close(); print('distributed' in sys.modules, 'dask' in sys.modules)")
+    code = (
+        "import sys; from dashboard.compute import ComputePool; p = ComputePool(); p.result(abs, -2); "
+        "p.close(); print('distributed' in sys.modules, 'dask' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.split() == ["False", "False"], out.stderr[-2000:]
 
 
 def test_dask_pool_on_an_in_process_cluster_gives_the_same_numbers():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
         pool = ComputePool(scheduler=cluster.scheduler_address)
         try:
             assert pool.uses_dask and "Dask scheduler" in pool.describe()
@@ -134,12 +140,22 @@ def test_one_bad_value_never_leaves_the_others_half_applied():
     assert "whole number from 0 to" in refused["seed"]
 
 
-@pytest.mark.parametrize(("query", "refused_key"), [
-    ({"eps": [b"abc"]}, "eps"), ({"eps": [b"1e308"]}, "eps"), ({"delta": [b"2"]}, "delta"),
-    ({"eps": [b"NaN"]}, "eps"), ({"eps": [b"Infinity"]}, "eps"), ({"stop": [b"<b>x</b>"]}, "stop"),
-    ({"d": [b"3"]}, "d"), ({"tour": [b"99"]}, "tour"), ({"nonsense": [b"1"]}, "nonsense"),
-    ({"eps": [b"\xff\xfe"]}, "eps"), ({"big": [b"maybe"]}, "big"),
-])
+@pytest.mark.parametrize(
+    ("query", "refused_key"),
+    [
+        ({"eps": [b"abc"]}, "eps"),
+        ({"eps": [b"1e308"]}, "eps"),
+        ({"delta": [b"2"]}, "delta"),
+        ({"eps": [b"NaN"]}, "eps"),
+        ({"eps": [b"Infinity"]}, "eps"),
+        ({"stop": [b"<b>x</b>"]}, "stop"),
+        ({"d": [b"3"]}, "d"),
+        ({"tour": [b"99"]}, "tour"),
+        ({"nonsense": [b"1"]}, "nonsense"),
+        ({"eps": [b"\xff\xfe"]}, "eps"),
+        ({"big": [b"maybe"]}, "big"),
+    ],
+)
 def test_malformed_address_values_are_named_and_ignored(query, refused_key):
     s = Settings()
     values, unknown = link_values({**query, "seed": [b"4"]})
@@ -220,8 +236,11 @@ def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
     port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "w") as handle:
-        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port), "--num-procs", "2"],
-                                stdout=handle, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dashboard.serve", "--port", str(port), "--num-procs", "2"],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
     try:
         for _ in range(6):  # the kernel spreads connections over both workers
             status, body = _get(port)
@@ -241,8 +260,11 @@ def test_only_known_hosts_are_answered(tmp_path):
     port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "w") as handle:
-        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port),
-                                 "--allow-host", "lab.example.org"], stdout=handle, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dashboard.serve", "--port", str(port), "--allow-host", "lab.example.org"],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
     try:
         assert _get(port)[0] == 200
         assert _get(port, host=f"localhost:{port}")[0] == 200
@@ -258,11 +280,17 @@ def test_only_known_hosts_are_answered(tmp_path):
 
 
 def test_bad_options_give_a_plain_error():
-    for args, message in ((["--num-procs", "0"], "num_procs must be a positive integer"),
-                          (["--dask-local", "0"], "local_workers must be a positive integer"),
-                          (["--num-procs", "2", "--dask-local", "1"], "--dask-scheduler")):
-        out = subprocess.run([sys.executable, "-m", "dashboard.serve", "--port", str(free_port()), *args],
-                             capture_output=True, text=True, timeout=120)
+    for args, message in (
+        (["--num-procs", "0"], "num_procs must be a positive integer"),
+        (["--dask-local", "0"], "local_workers must be a positive integer"),
+        (["--num-procs", "2", "--dask-local", "1"], "--dask-scheduler"),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-m", "dashboard.serve", "--port", str(free_port()), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert out.returncode == 2, out.stderr[-2000:]
         assert message in out.stderr and "Traceback" not in out.stderr
 
@@ -271,8 +299,9 @@ def test_reload_spam_leaves_the_server_healthy(tmp_path):
     port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "w") as handle:
-        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port)],
-                                stdout=handle, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dashboard.serve", "--port", str(port)], stdout=handle, stderr=subprocess.STDOUT
+        )
     try:
         assert _get(port)[0] == 200
         for k in range(30):  # page loads abandoned at once, some with hostile values
@@ -314,8 +343,14 @@ def test_warm_up_starts_what_the_tour_asks_for():
         # the experiments tab's first screen: its chunks are started once the task is ready
         config, spec = ExperimentSettings(), ExperimentSpec()
         prepared = pool.future(prepare, spec).result(timeout=300)
-        calls = chunk_calls(prepared.task, level_grid(*config.levels, config.count), trials=config.trials,
-                            seed=0, target=prepared.suggested_target, delta=settings.delta)
+        calls = chunk_calls(
+            prepared.task,
+            level_grid(*config.levels, config.count),
+            trials=config.trials,
+            seed=0,
+            target=prepared.suggested_target,
+            delta=settings.delta,
+        )
         stored = pool.cached_count()
         futures = [pool.future(c.func, *c.args, **c.keywords) for c in calls]
         assert pool.cached_count() == stored  # the view's calls join the warm-up's

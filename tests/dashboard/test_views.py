@@ -46,8 +46,13 @@ def test_all_views_render_clean(lab):
         show(lab, view)
         assert_clean(view)
         texts = [view.headline.object]
-        texts.append(view.table.object if view in (lab.noise, lab.experiments) else view.stop_readout.object
-                     if view is lab.rewind else view.readout.object)
+        texts.append(
+            view.table.object
+            if view in (lab.noise, lab.experiments)
+            else view.stop_readout.object
+            if view is lab.rewind
+            else view.readout.object
+        )
         for text in texts:
             assert text and "nan" not in text.lower()
 

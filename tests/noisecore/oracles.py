@@ -59,6 +59,7 @@ def arete_pdf_direct(t, alpha, theta, lam, dps=25):
         layer = 2 * a  # boundary layer of the substitution at w = 1
         cuts = [0, max(1 - 20 * layer, mp.mpf(1) / 2), max(1 - 2 * layer, mp.mpf(3) / 4), 1]
         inner = r ** (2 * a) / (2 * a) * (mp.quad(lambda w: near(w, 1), cuts) + mp.quad(lambda w: near(w, -1), cuts))
+
         def dense(lo, hi, step):
             """Breakpoints every ``step`` (at most 60) so each tanh-sinh piece sees one scale."""
             count = int(min(60, max(1, mp.ceil((hi - lo) / step))))

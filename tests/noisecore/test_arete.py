@@ -104,7 +104,7 @@ def _brute_force_loss(dist, d):
     # the density's sharp peak at 0 puts the maximum of the ratio within ~1e-6 of t = 0
     t = np.union1d(np.linspace(-d / 2, 4 + 2 * d, 20001), np.linspace(-1e-4, 1e-4, 20001))
     lp = dist.logpdf(np.concatenate([t, t + d]))
-    ratio = lp[: len(t)] - lp[len(t):]
+    ratio = lp[: len(t)] - lp[len(t) :]
     return float(ratio.max()), float(t[np.argmax(ratio)])
 
 

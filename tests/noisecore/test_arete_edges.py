@@ -20,17 +20,51 @@ from tests.conftest import LOCAL_SEARCH_SETS
 from tests.noisecore import oracles
 
 EPS6 = LOCAL_SEARCH_SETS[6][0]
-SWEEP = settings(derandomize=True, deadline=None, max_examples=60, database=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SWEEP = settings(
+    derandomize=True,
+    deadline=None,
+    max_examples=60,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
-NASTY_SCALARS = [math.nan, math.inf, -math.inf, 0.0, -0.0, -1.0, 1e-300, 1e300, -1e300, 5e-324, -5e-324,
-                 1e-16, 1e16, 2.5, "1", None, 1 + 2j, True, b"x", object()]
-NASTY_ARRAYS = [[], np.empty((0, 3)), [[0.5, -2.0], [3.0, 1e6]], np.array([1.0, math.nan]),
-                np.array([[math.inf, -math.inf]]), np.array([1 + 1j]), ["a", "b"], np.zeros((2, 2), dtype=bool)]
+NASTY_SCALARS = [
+    math.nan,
+    math.inf,
+    -math.inf,
+    0.0,
+    -0.0,
+    -1.0,
+    1e-300,
+    1e300,
+    -1e300,
+    5e-324,
+    -5e-324,
+    1e-16,
+    1e16,
+    2.5,
+    "1",
+    None,
+    1 + 2j,
+    True,
+    b"x",
+    object(),
+]
+NASTY_ARRAYS = [
+    [],
+    np.empty((0, 3)),
+    [[0.5, -2.0], [3.0, 1e6]],
+    np.array([1.0, math.nan]),
+    np.array([[math.inf, -math.inf]]),
+    np.array([1 + 1j]),
+    ["a", "b"],
+    np.zeros((2, 2), dtype=bool),
+]
 nasty = st.sampled_from(NASTY_SCALARS + NASTY_ARRAYS) | st.floats(allow_nan=True, allow_infinity=True)
 log_scale = st.floats(min_value=-12, max_value=12).map(lambda v: 10.0**v)
 valid_params = st.tuples(st.floats(min_value=-200, max_value=0).map(lambda v: 10.0**v), log_scale, log_scale).filter(
-    lambda p: min(p[1], p[2]) >= MIN_SCALE_RATIO * max(p[1], p[2]))
+    lambda p: min(p[1], p[2]) >= MIN_SCALE_RATIO * max(p[1], p[2])
+)
 
 
 def _call(func, names):
@@ -102,12 +136,18 @@ SIZES = [None, 0, 3, (2, 2), -1, 2.5, "3", (2, -1), (2.0, 1), 1 + 1j, [1, "a"]]
 
 
 @SWEEP
-@given(size=st.sampled_from(SIZES), n=st.sampled_from([1, 3, 0, -2, 2.5, "2", None, True]),
-       rng=st.sampled_from([None, 7, np.random.default_rng(1), "seed", -3, 2.5]))
+@given(
+    size=st.sampled_from(SIZES),
+    n=st.sampled_from([1, 3, 0, -2, 2.5, "2", None, True]),
+    rng=st.sampled_from([None, 7, np.random.default_rng(1), "seed", -3, 2.5]),
+)
 def test_sampling_entry_points(size, n, rng):
     dist = Arete(*EPS6)
-    for func in (lambda: dist.sample(size, rng=rng), lambda: dist.sample_shares(n, size, rng=rng),
-                 lambda: AreteShare(*EPS6, n).sample(size, rng=rng)):
+    for func in (
+        lambda: dist.sample(size, rng=rng),
+        lambda: dist.sample_shares(n, size, rng=rng),
+        lambda: AreteShare(*EPS6, n).sample(size, rng=rng),
+    ):
         out = _call(func, ("size", "n", "rng", "seed"))
         if out is not None:
             _no_nan(out)
@@ -126,8 +166,11 @@ def test_lemma3_entry_points(eps, sens):
 
 @pytest.mark.parametrize("bad", [math.nan, -1.0, 0.0, "6", None, 1j])
 def test_calibrated_refuses_by_name(bad):
-    for call, name in ((lambda: Arete.calibrated(bad), "epsilon"), (lambda: Arete.calibrated(6.0, bad), "sensitivity"),
-                       (lambda: Arete.calibrated(6.0, objective=bad), "objective")):
+    for call, name in (
+        (lambda: Arete.calibrated(bad), "epsilon"),
+        (lambda: Arete.calibrated(6.0, bad), "sensitivity"),
+        (lambda: Arete.calibrated(6.0, objective=bad), "objective"),
+    ):
         with pytest.raises((ValueError, TypeError), match=name):
             call()
 
@@ -207,9 +250,16 @@ def test_far_tail_logpdf_against_mpmath(t):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("params", "t"), [((0.0756, 0.63, 1e-16), 0.3), ((0.0756, 0.63, 1e-16), 3.0),
-                                           ((0.0756, 1e-9, 0.63), 0.3), ((0.0756, 1e-9, 0.63), 3.0),
-                                           ((math.exp(-40), 4 / 160, math.exp(-40)), 0.3)])
+@pytest.mark.parametrize(
+    ("params", "t"),
+    [
+        ((0.0756, 0.63, 1e-16), 0.3),
+        ((0.0756, 0.63, 1e-16), 3.0),
+        ((0.0756, 1e-9, 0.63), 0.3),
+        ((0.0756, 1e-9, 0.63), 3.0),
+        ((math.exp(-40), 4 / 160, math.exp(-40)), 0.3),
+    ],
+)
 def test_formerly_wrong_points_against_fourier_oracle(params, t):
     dist = Arete(*params)
     ref = float(oracles.arete_pdf(t, *params, dps=30))

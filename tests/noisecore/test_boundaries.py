@@ -43,7 +43,7 @@ def test_linear_optimized_beats_grid():
     best = LinearBoundary.optimized_for(0.3, 1e-6)
     grid = np.linspace(1e-4, 0.3 - 1e-4, 200001)
     grid_times = [LinearBoundary(1e-6, a).time_for(0.3) for a in grid[::1000]]
-    fine = np.array([LinearBoundary(1e-6, a).time_for(0.3) for a in grid[np.argmin(grid_times) * 1000 - 1000:][:2001]])
+    fine = np.array([LinearBoundary(1e-6, a).time_for(0.3) for a in grid[np.argmin(grid_times) * 1000 - 1000 :][:2001]])
     assert best.time_for(0.3) <= fine.min() * (1 + 1e-12)
     assert best.time_for(0.3) == pytest.approx(310.3357281861, rel=1e-9)
 

@@ -112,5 +112,5 @@ def test_calibrated_at_the_top_of_the_range():
     # over [-0.5, 6] at lam ~ 1e-8 would need millions of quadrature pieces)
     t = np.concatenate([np.linspace(-1e-6, 1e-6, 401), np.linspace(-0.5, 3, 351)])
     lp = dist.logpdf(np.concatenate([t, t + 1]))
-    assert np.max(lp[: t.size] - lp[t.size:]) <= 38.0
+    assert np.max(lp[: t.size] - lp[t.size :]) <= 38.0
     assert dist.mean_abs() <= Arete.from_lemma3(38.0).mean_abs()

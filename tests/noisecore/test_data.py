@@ -15,20 +15,23 @@ def test_reads_a_good_table():
     assert values[4].tolist() == [4.0, 0.0, 0.0]
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    (b"", "empty"),
-    (b"\n\n  \n", "empty"),
-    (b"a,b\n", "no data rows"),
-    (b"1,2\n3,4\n", "header row"),
-    (b"a,,c\n1,2,3\n", "empty column name"),
-    (b"a,a\n1,2\n", "duplicated column names: a"),
-    (b"a,b\n1,2\n3\n", "line 3: 1 fields, but the header has 2"),
-    (b"a,b\n1,2\n3,x7\n", "line 3, column 'b': 'x7' is not a number"),
-    (b"a,b\n1,2\n3,\n", "line 3, column 'b': empty cell"),
-    (b"a,b\n1,nan\n", "line 2, column 'b': 'nan' is not a finite number"),
-    (b"a,b\n1,-inf\n", "not a finite number"),
-    ("a,b\n1,2\n\xe9,3\n".encode("latin-1"), "not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"\n\n  \n", "empty"),
+        (b"a,b\n", "no data rows"),
+        (b"1,2\n3,4\n", "header row"),
+        (b"a,,c\n1,2,3\n", "empty column name"),
+        (b"a,a\n1,2\n", "duplicated column names: a"),
+        (b"a,b\n1,2\n3\n", "line 3: 1 fields, but the header has 2"),
+        (b"a,b\n1,2\n3,x7\n", "line 3, column 'b': 'x7' is not a number"),
+        (b"a,b\n1,2\n3,\n", "line 3, column 'b': empty cell"),
+        (b"a,b\n1,nan\n", "line 2, column 'b': 'nan' is not a finite number"),
+        (b"a,b\n1,-inf\n", "not a finite number"),
+        ("a,b\n1,2\n\xe9,3\n".encode("latin-1"), "not UTF-8 text"),
+    ],
+)
 def test_malformed_tables_are_refused_with_where(content, message):
     with pytest.raises(ValueError, match=message):
         read_table(content, source="data.csv")
@@ -47,12 +50,18 @@ def test_table_to_task_data():
     assert y is None and X.shape[1] == 3 and np.linalg.norm(X, axis=1).max() <= 1 + 1e-12
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"task": "logistic", "target": "nope"}, "target column 'nope' is not in the table; its columns are: a, b, label"),
-    ({"task": "logistic", "target": "a"}, "exactly two classes"),
-    ({"task": "ridge", "target": None}, "choose the target column"),
-    ({"task": "svm", "target": "label"}, "task must be"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"task": "logistic", "target": "nope"},
+            "target column 'nope' is not in the table; its columns are: a, b, label",
+        ),
+        ({"task": "logistic", "target": "a"}, "exactly two classes"),
+        ({"task": "ridge", "target": None}, "choose the target column"),
+        ({"task": "svm", "target": "label"}, "task must be"),
+    ],
+)
 def test_wrong_target_or_task_is_named(kwargs, message):
     names, values = read_table(GOOD.encode())
     with pytest.raises(ValueError, match=message):
@@ -82,9 +91,11 @@ def test_kdd_loader_refuses_what_it_used_to_hide(tmp_path):
     path.write_text("\n".join([kdd_line(), kdd_line("smurf."), kdd_line("teardrop.")]) + "\n")
     _, y = load_kddcup(path)
     assert y.tolist() == [-1.0, 1.0, 1.0]
-    for bad, message in [(kdd_line("mystery."), "line 2: unknown label 'mystery.'"),
-                         (kdd_line(first="nan"), "line 2, field 0: 'nan' is not a finite number"),
-                         (kdd_line(first="inf"), "not a finite number")]:
+    for bad, message in [
+        (kdd_line("mystery."), "line 2: unknown label 'mystery.'"),
+        (kdd_line(first="nan"), "line 2, field 0: 'nan' is not a finite number"),
+        (kdd_line(first="inf"), "not a finite number"),
+    ]:
         path.write_text(kdd_line() + "\n" + bad + "\n")
         with pytest.raises(ValueError, match=message):
             load_kddcup(path)

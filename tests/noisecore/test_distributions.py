@@ -105,11 +105,19 @@ def test_staircase_moments_by_quadrature(eps, sens, gamma):
 
 def test_staircase_variance_optimal_gamma():
     for eps in (0.5, 2.0, 6.0):
-        res = optimize.minimize_scalar(lambda g, e=eps: Staircase(e, gamma=g).var(), bounds=(1e-6, 1 - 1e-6),
-                                       method="bounded", options={"xatol": 1e-10})
+        res = optimize.minimize_scalar(
+            lambda g, e=eps: Staircase(e, gamma=g).var(),
+            bounds=(1e-6, 1 - 1e-6),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
         assert Staircase.optimal_gamma(eps, "var") == pytest.approx(res.x, abs=1e-6)
-        res_abs = optimize.minimize_scalar(lambda g, e=eps: Staircase(e, gamma=g).mean_abs(), bounds=(1e-6, 1 - 1e-6),
-                                           method="bounded", options={"xatol": 1e-10})
+        res_abs = optimize.minimize_scalar(
+            lambda g, e=eps: Staircase(e, gamma=g).mean_abs(),
+            bounds=(1e-6, 1 - 1e-6),
+            method="bounded",
+            options={"xatol": 1e-10},
+        )
         assert Staircase.optimal_gamma(eps, "abs") == pytest.approx(res_abs.x, abs=1e-6)
     with pytest.raises(ValueError, match="criterion"):
         Staircase.optimal_gamma(1.0, "median")

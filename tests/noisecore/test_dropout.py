@@ -27,8 +27,9 @@ def fourier_pdf(t, a, theta, b, lam, dps=40):
         return float(mp.quadosc(lambda s: phi(s) * mp.cos(s * t), [0, mp.inf], omega=t) / mp.pi)
 
 
-@pytest.mark.parametrize("params", [(0.0756 * 0.8, 0.63, 0.8, 0.0545), (0.3, 1.0, 0.5, 0.2), (0.05, 0.5, 0.9, 1.5),
-                                    (0.0, 1.0, 0.7, 0.3)])
+@pytest.mark.parametrize(
+    "params", [(0.0756 * 0.8, 0.63, 0.8, 0.0545), (0.3, 1.0, 0.5, 0.2), (0.05, 0.5, 0.9, 1.5), (0.0, 1.0, 0.7, 0.3)]
+)
 def test_share_sum_density_matches_fourier(params):
     dist = ShareSum(*params)
     for t in (0.0, 0.01, 0.3, 1.0, 3.0, 12.0):

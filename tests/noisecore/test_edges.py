@@ -39,14 +39,50 @@ from noisecore.threshold import (
 )
 
 NASTY = [
-    math.nan, math.inf, -math.inf, 0.0, -0.0, -1.0, -1e300, 1e300, 1e-300, 5e-324, -5e-324, 1e308,
-    True, False, "1.0", None, 1 + 2j, ["a", "b"], np.array([]), np.ones((2, 2)), np.array([1.0, math.nan]),
-    [0.5, math.inf], 0, 1, -3, 10**12, 0.5, 2.0, 1e-3, 0.999, 40.0, 800.0, np.float64(0.25), np.int64(2),
+    math.nan,
+    math.inf,
+    -math.inf,
+    0.0,
+    -0.0,
+    -1.0,
+    -1e300,
+    1e300,
+    1e-300,
+    5e-324,
+    -5e-324,
+    1e308,
+    True,
+    False,
+    "1.0",
+    None,
+    1 + 2j,
+    ["a", "b"],
+    np.array([]),
+    np.ones((2, 2)),
+    np.array([1.0, math.nan]),
+    [0.5, math.inf],
+    0,
+    1,
+    -3,
+    10**12,
+    0.5,
+    2.0,
+    1e-3,
+    0.999,
+    40.0,
+    800.0,
+    np.float64(0.25),
+    np.int64(2),
 ]
 BOUND = LinearBoundary.optimized_for(0.5, 1e-6)
 ARETE = Arete(0.05, 0.3, 1.0)
-SWEEP = settings(derandomize=True, deadline=None, max_examples=40, database=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SWEEP = settings(
+    derandomize=True,
+    deadline=None,
+    max_examples=40,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 def _problems(value, allow: str, where="result") -> list[str]:
@@ -77,7 +113,8 @@ def outcome(call, nasty_names, allow=""):
     except (ValueError, TypeError) as exc:
         message = str(exc)
         assert any(name in message for name in nasty_names), (
-            f"{type(exc).__name__} does not name any of {nasty_names}: {message!r}")
+            f"{type(exc).__name__} does not name any of {nasty_names}: {message!r}"
+        )
         return "named"
     problems = _problems(result, allow)
     assert not problems, f"{problems} (nasty: {nasty_names})"
@@ -96,33 +133,78 @@ FUNCTIONS = [
     ("Staircase.optimal_gamma", Staircase.optimal_gamma, {"epsilon": 1.0, "criterion": "abs"}, ""),
     ("MixtureBoundary", MixtureBoundary, {"delta": 1e-6, "rho": 1.0, "sensitivity": 1.0}, ""),
     ("LinearBoundary", LinearBoundary, {"delta": 1e-6, "a": 0.1, "sensitivity": 1.0}, ""),
-    ("LinearBoundary.optimized_for", LinearBoundary.optimized_for,
-     {"epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.0}, ""),
+    (
+        "LinearBoundary.optimized_for",
+        LinearBoundary.optimized_for,
+        {"epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.0},
+        "",
+    ),
     ("gaussian_variance", gaussian_variance, {"epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.0}, ""),
     ("gaussian_pdp_variance", gaussian_pdp_variance, {"epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.0}, ""),
-    ("BrownianMechanism", lambda **kw: BrownianMechanism(kw.pop("value"), **kw),
-     {"value": [1.0, 2.0], "sensitivity": 1.0, "boundary": BOUND, "rng": 1}, ""),
+    (
+        "BrownianMechanism",
+        lambda **kw: BrownianMechanism(kw.pop("value"), **kw),
+        {"value": [1.0, 2.0], "sensitivity": 1.0, "boundary": BOUND, "rng": 1},
+        "",
+    ),
     ("brownian_privacy_loss", brownian_privacy_loss, {"shift": [1.0, 0.0], "noise": [0.3, -0.2], "time": 2.0}, ""),
     ("LaplaceProcess", lambda **kw: LaplaceProcess(kw.pop("eta"), **kw), {"eta": 0.5, "dim": 2, "rng": 1}, ""),
-    ("koufogiannis_chain", lambda **kw: koufogiannis_chain(kw.pop("times"), **kw),
-     {"times": [0.5, 1.0, 2.0], "dim": 1, "size": 3, "rng": 1}, ""),
-    ("LaplaceNoiseReduction", lambda **kw: LaplaceNoiseReduction(kw.pop("value"), **kw),
-     {"value": [1.0, 2.0], "sensitivity": 1.0, "epsilon_max": 2.0, "rng": 1}, ""),
-    ("SkellamNoiseReduction", lambda **kw: SkellamNoiseReduction(kw.pop("value"), **kw),
-     {"value": [1.0, 2.0], "rate": 1.0, "rng": 1}, ""),
-    ("AboveThreshold", lambda **kw: AboveThreshold(kw.pop("threshold"), **kw),
-     {"threshold": 1.0, "sensitivity": 1.0, "epsilon": 1.0, "rng": 1}, ""),
-    ("ReducedAboveThreshold", lambda **kw: ReducedAboveThreshold(kw.pop("threshold"), **kw),
-     {"threshold": 1.0, "sensitivity": 1.0, "epsilon_max": 2.0, "rng": 1}, ""),
-    ("rat_utility_margin", rat_utility_margin,
-     {"epsilons": [0.5, 1.0], "sensitivity": 1.0, "gamma": 0.1, "weights": None}, ""),
-    ("simulate_rat_stopping", lambda **kw: simulate_rat_stopping(kw.pop("utilities"), kw.pop("epsilons"),
-                                                                 kw.pop("threshold"), **kw),
-     {"utilities": [0.1, 0.5], "epsilons": [0.5, 1.0], "threshold": 0.4, "sensitivity": 1.0,
-      "epsilon_max": 1.0, "runs": 3, "rng": 1}, ""),
-    ("simulate_above_threshold_stopping",
-     lambda **kw: simulate_above_threshold_stopping(kw.pop("utilities"), kw.pop("threshold"), **kw),
-     {"utilities": [0.1, 0.5], "threshold": 0.4, "sensitivity": 1.0, "epsilon": 1.0, "runs": 3, "rng": 1}, ""),
+    (
+        "koufogiannis_chain",
+        lambda **kw: koufogiannis_chain(kw.pop("times"), **kw),
+        {"times": [0.5, 1.0, 2.0], "dim": 1, "size": 3, "rng": 1},
+        "",
+    ),
+    (
+        "LaplaceNoiseReduction",
+        lambda **kw: LaplaceNoiseReduction(kw.pop("value"), **kw),
+        {"value": [1.0, 2.0], "sensitivity": 1.0, "epsilon_max": 2.0, "rng": 1},
+        "",
+    ),
+    (
+        "SkellamNoiseReduction",
+        lambda **kw: SkellamNoiseReduction(kw.pop("value"), **kw),
+        {"value": [1.0, 2.0], "rate": 1.0, "rng": 1},
+        "",
+    ),
+    (
+        "AboveThreshold",
+        lambda **kw: AboveThreshold(kw.pop("threshold"), **kw),
+        {"threshold": 1.0, "sensitivity": 1.0, "epsilon": 1.0, "rng": 1},
+        "",
+    ),
+    (
+        "ReducedAboveThreshold",
+        lambda **kw: ReducedAboveThreshold(kw.pop("threshold"), **kw),
+        {"threshold": 1.0, "sensitivity": 1.0, "epsilon_max": 2.0, "rng": 1},
+        "",
+    ),
+    (
+        "rat_utility_margin",
+        rat_utility_margin,
+        {"epsilons": [0.5, 1.0], "sensitivity": 1.0, "gamma": 0.1, "weights": None},
+        "",
+    ),
+    (
+        "simulate_rat_stopping",
+        lambda **kw: simulate_rat_stopping(kw.pop("utilities"), kw.pop("epsilons"), kw.pop("threshold"), **kw),
+        {
+            "utilities": [0.1, 0.5],
+            "epsilons": [0.5, 1.0],
+            "threshold": 0.4,
+            "sensitivity": 1.0,
+            "epsilon_max": 1.0,
+            "runs": 3,
+            "rng": 1,
+        },
+        "",
+    ),
+    (
+        "simulate_above_threshold_stopping",
+        lambda **kw: simulate_above_threshold_stopping(kw.pop("utilities"), kw.pop("threshold"), **kw),
+        {"utilities": [0.1, 0.5], "threshold": 0.4, "sensitivity": 1.0, "epsilon": 1.0, "runs": 3, "rng": 1},
+        "",
+    ),
     ("ShareSum", ShareSum, {"a": 0.5, "theta": 0.3, "b": 0.8, "lam": 1.0}, ""),
     ("laplace_dropout", laplace_dropout, {"scale": 1.0, "fraction": 0.5}, ""),
     ("arete_dropout", arete_dropout, {"arete": ARETE, "fraction": 0.5}, ""),
@@ -130,21 +212,45 @@ FUNCTIONS = [
     ("dropout_table", dropout_table, {"present": [1.0, 0.5], "points": [[1, 2, 3, 4], [5, 6, 7, 8]]}, ""),
 ]
 SLOW_FUNCTIONS = [
-    ("MixtureBoundary.optimized_for", MixtureBoundary.optimized_for,
-     {"epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.0}, ""),
-    ("dropout_point", dropout_point,
-     {"alpha": 0.05, "theta": 0.3, "lam": 1.0, "fraction": 0.5, "sensitivity": 1.0, "epsilon_full": None}, "+"),
-    ("dropout_curves", dropout_curves, {"arete": ARETE, "n": 4, "fractions_present": [1.0, 0.5], "sensitivity": 1.0},
-     "+"),
+    (
+        "MixtureBoundary.optimized_for",
+        MixtureBoundary.optimized_for,
+        {"epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.0},
+        "",
+    ),
+    (
+        "dropout_point",
+        dropout_point,
+        {"alpha": 0.05, "theta": 0.3, "lam": 1.0, "fraction": 0.5, "sensitivity": 1.0, "epsilon_full": None},
+        "+",
+    ),
+    (
+        "dropout_curves",
+        dropout_curves,
+        {"arete": ARETE, "n": 4, "fractions_present": [1.0, 0.5], "sensitivity": 1.0},
+        "+",
+    ),
 ]
 
 NOISE_METHODS = [
-    ("logpdf", {"x": 0.5}, "-"), ("pdf", {"x": 0.5}, ""), ("sf", {"x": 0.5}, ""), ("cdf", {"x": 0.5}, ""),
-    ("ppf", {"q": 0.3}, "+-"), ("sample", {"size": 3, "rng": 1}, ""), ("std", {}, ""), ("var", {}, ""),
-    ("mean_abs", {}, ""), ("mse", {}, ""), ("privacy_loss", {"distance": 1.0}, ""),
+    ("logpdf", {"x": 0.5}, "-"),
+    ("pdf", {"x": 0.5}, ""),
+    ("sf", {"x": 0.5}, ""),
+    ("cdf", {"x": 0.5}, ""),
+    ("ppf", {"q": 0.3}, "+-"),
+    ("sample", {"size": 3, "rng": 1}, ""),
+    ("std", {}, ""),
+    ("var", {}, ""),
+    ("mean_abs", {}, ""),
+    ("mse", {}, ""),
+    ("privacy_loss", {"distance": 1.0}, ""),
 ]
-BOUNDARY_METHODS = [("epsilon", {"t": 2.0}, ""), ("__call__", {"t": 2.0}, ""), ("time_for", {"epsilon": 0.8}, ""),
-                    ("floor", {}, "")]
+BOUNDARY_METHODS = [
+    ("epsilon", {"t": 2.0}, ""),
+    ("__call__", {"t": 2.0}, ""),
+    ("time_for", {"epsilon": 0.8}, ""),
+    ("floor", {}, ""),
+]
 
 
 def _released(mech, *args):
@@ -155,28 +261,61 @@ def _released(mech, *args):
 # (label, factory of valid keyword arguments, the object's methods, allowed infinities per method)
 OBJECTS = [
     ("Laplace", Laplace, {"scale": 1.0}, NOISE_METHODS),
-    ("Gaussian", Gaussian, {"sigma": 1.0},
-     [*NOISE_METHODS[:-1], ("privacy_loss", {"distance": 1.0}, "+"), ("delta", {"epsilon": 1.0, "sensitivity": 1.0},
-                                                                      "")]),
+    (
+        "Gaussian",
+        Gaussian,
+        {"sigma": 1.0},
+        [
+            *NOISE_METHODS[:-1],
+            ("privacy_loss", {"distance": 1.0}, "+"),
+            ("delta", {"epsilon": 1.0, "sensitivity": 1.0}, ""),
+        ],
+    ),
     ("Staircase", Staircase, {"epsilon": 1.0, "sensitivity": 1.0, "gamma": 0.3}, NOISE_METHODS),
     ("MixtureBoundary", MixtureBoundary, {"delta": 1e-6, "rho": 1.0, "sensitivity": 1.0}, BOUNDARY_METHODS),
     ("LinearBoundary", LinearBoundary, {"delta": 1e-6, "a": 0.1, "sensitivity": 1.0}, BOUNDARY_METHODS),
-    ("BrownianMechanism", lambda **kw: _released(BrownianMechanism(kw.pop("value"), boundary=BOUND, **kw), 50.0),
-     {"value": [1.0, 2.0], "sensitivity": 1.0, "rng": 1},
-     [("release", {"time": 3.0}, ""), ("release", {"epsilon": 0.9}, ""), ("path", {"times": [1.0, 60.0]}, ""),
-      ("realized_privacy_loss", {"neighbor": [1.5, 2.0]}, ""), ("worst_neighbor_loss", {}, "")]),
-    ("LaplaceProcess", lambda **kw: LaplaceProcess(kw.pop("eta"), **kw), {"eta": 0.5, "dim": 2, "rng": 1},
-     [("values", {"times": [0.5, 3.0]}, "")]),
-    ("LaplaceNoiseReduction",
-     lambda **kw: _released(LaplaceNoiseReduction(kw.pop("value"), epsilon_max=4.0, **kw), 0.5),
-     {"value": [1.0, 2.0], "sensitivity": 1.0, "rng": 1}, [("release", {"epsilon": 1.0}, "")]),
-    ("SkellamNoiseReduction", lambda **kw: _released(SkellamNoiseReduction(kw.pop("value"), **kw), 50.0),
-     {"value": [1.0, 2.0], "rate": 1.0, "rng": 1}, [("release", {"time": 3.0}, "")]),
-    ("AboveThreshold", lambda **kw: AboveThreshold(kw.pop("threshold"), **kw),
-     {"threshold": 1e9, "sensitivity": 1.0, "epsilon": 1.0, "rng": 1}, [("check", {"utility": 0.5}, "")]),
-    ("ReducedAboveThreshold", lambda **kw: ReducedAboveThreshold(kw.pop("threshold"), **kw),
-     {"threshold": 1e9, "sensitivity": 1.0, "epsilon_max": 2.0, "rng": 1},
-     [("check", {"utility": 0.5, "epsilon": 1.0}, "")]),
+    (
+        "BrownianMechanism",
+        lambda **kw: _released(BrownianMechanism(kw.pop("value"), boundary=BOUND, **kw), 50.0),
+        {"value": [1.0, 2.0], "sensitivity": 1.0, "rng": 1},
+        [
+            ("release", {"time": 3.0}, ""),
+            ("release", {"epsilon": 0.9}, ""),
+            ("path", {"times": [1.0, 60.0]}, ""),
+            ("realized_privacy_loss", {"neighbor": [1.5, 2.0]}, ""),
+            ("worst_neighbor_loss", {}, ""),
+        ],
+    ),
+    (
+        "LaplaceProcess",
+        lambda **kw: LaplaceProcess(kw.pop("eta"), **kw),
+        {"eta": 0.5, "dim": 2, "rng": 1},
+        [("values", {"times": [0.5, 3.0]}, "")],
+    ),
+    (
+        "LaplaceNoiseReduction",
+        lambda **kw: _released(LaplaceNoiseReduction(kw.pop("value"), epsilon_max=4.0, **kw), 0.5),
+        {"value": [1.0, 2.0], "sensitivity": 1.0, "rng": 1},
+        [("release", {"epsilon": 1.0}, "")],
+    ),
+    (
+        "SkellamNoiseReduction",
+        lambda **kw: _released(SkellamNoiseReduction(kw.pop("value"), **kw), 50.0),
+        {"value": [1.0, 2.0], "rate": 1.0, "rng": 1},
+        [("release", {"time": 3.0}, "")],
+    ),
+    (
+        "AboveThreshold",
+        lambda **kw: AboveThreshold(kw.pop("threshold"), **kw),
+        {"threshold": 1e9, "sensitivity": 1.0, "epsilon": 1.0, "rng": 1},
+        [("check", {"utility": 0.5}, "")],
+    ),
+    (
+        "ReducedAboveThreshold",
+        lambda **kw: ReducedAboveThreshold(kw.pop("threshold"), **kw),
+        {"threshold": 1e9, "sensitivity": 1.0, "epsilon_max": 2.0, "rng": 1},
+        [("check", {"utility": 0.5, "epsilon": 1.0}, "")],
+    ),
 ]
 
 
@@ -210,15 +349,27 @@ def test_slow_functions_at_the_edges(label, func, params, allow, data):
 
 
 # below a total shape of 1/2 the density (and so the privacy loss) is infinite at 0
-SHARE_SUM = ("ShareSum", ShareSum, {"a": 0.5, "theta": 0.3, "b": 0.8, "lam": 1.0},
-             [("logpdf", {"x": 0.5}, "+-"), ("pdf", {"x": 0.5}, "+"), *NOISE_METHODS[2:-1],
-              ("privacy_loss", {"distance": 1.0}, "+"), ("characteristic_function", {"s": 1.0}, "")])
+SHARE_SUM = (
+    "ShareSum",
+    ShareSum,
+    {"a": 0.5, "theta": 0.3, "b": 0.8, "lam": 1.0},
+    [
+        ("logpdf", {"x": 0.5}, "+-"),
+        ("pdf", {"x": 0.5}, "+"),
+        *NOISE_METHODS[2:-1],
+        ("privacy_loss", {"distance": 1.0}, "+"),
+        ("characteristic_function", {"s": 1.0}, ""),
+    ],
+)
 METHOD_CASES = [(label, factory, params, method) for label, factory, params, methods in OBJECTS for method in methods]
 SLOW_METHOD_CASES = [(SHARE_SUM[0], SHARE_SUM[1], SHARE_SUM[2], method) for method in SHARE_SUM[3]]
 
 
-@pytest.mark.parametrize(("label", "factory", "params", "method"), METHOD_CASES,
-                         ids=[f"{c[0]}.{c[3][0]}-{'-'.join(c[3][1])}" for c in METHOD_CASES])
+@pytest.mark.parametrize(
+    ("label", "factory", "params", "method"),
+    METHOD_CASES,
+    ids=[f"{c[0]}.{c[3][0]}-{'-'.join(c[3][1])}" for c in METHOD_CASES],
+)
 @SWEEP
 @given(data=st.data())
 def test_methods_at_the_edges(label, factory, params, method, data):
@@ -228,8 +379,9 @@ def test_methods_at_the_edges(label, factory, params, method, data):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("label", "factory", "params", "method"), SLOW_METHOD_CASES,
-                         ids=[f"{c[0]}.{c[3][0]}" for c in SLOW_METHOD_CASES])
+@pytest.mark.parametrize(
+    ("label", "factory", "params", "method"), SLOW_METHOD_CASES, ids=[f"{c[0]}.{c[3][0]}" for c in SLOW_METHOD_CASES]
+)
 @settings(SWEEP, max_examples=12)
 @given(data=st.data())
 def test_share_sum_methods_at_the_edges(label, factory, params, method, data):

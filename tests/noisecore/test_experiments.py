@@ -43,8 +43,7 @@ def test_results_do_not_depend_on_how_chunks_are_run(task):
     serial = run_experiment(task, eps, target=0.5, trials=60, rng=11)
     with ThreadPoolExecutor(3) as pool:
         threaded = run_experiment(task, eps, target=0.5, trials=60, rng=11, mapper=pool.map)
-    by_hand = combine_chunks(task, eps, [planned_chunk(task, eps, 60, 11, i, target=0.5) for i in range(3)],
-                             target=0.5)
+    by_hand = combine_chunks(task, eps, [planned_chunk(task, eps, 60, 11, i, target=0.5) for i in range(3)], target=0.5)
     assert_same(serial, threaded)
     assert_same(serial, by_hand, rtol=0)
     other = run_experiment(task, eps, target=0.5, trials=60, rng=12)
@@ -80,16 +79,19 @@ def test_stopping_costs_follow_the_rules_on_the_grid(task):
     assert np.isin(np.round(reached, 12), np.round(np.cumsum(levels), 12)).all()
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda t: run_experiment(t, [0.2, 0.5], trials=0), "trials"),
-    (lambda t: run_experiment(t, [0.2, 0.5], trials=5, rng=-1), "rng"),
-    (lambda t: run_experiment(t, [0.2, 0.5], trials=5, rng="seed"), "rng"),
-    (lambda t: run_experiment(t, [0.2, 0.5], trials=5, target=-1.0), "target"),
-    (lambda t: run_experiment("logistic", [0.2, 0.5], trials=5), "task"),
-    (lambda t: planned_chunk(t, [0.2, 0.5], 10, 0, 3), "index"),
-    (lambda t: combine_chunks(t, [0.2, 0.5], []), "chunks"),
-    (lambda t: run_experiment(t, [0.2, 0.5], trials=5, target=1e-6), "unreachable"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda t: run_experiment(t, [0.2, 0.5], trials=0), "trials"),
+        (lambda t: run_experiment(t, [0.2, 0.5], trials=5, rng=-1), "rng"),
+        (lambda t: run_experiment(t, [0.2, 0.5], trials=5, rng="seed"), "rng"),
+        (lambda t: run_experiment(t, [0.2, 0.5], trials=5, target=-1.0), "target"),
+        (lambda t: run_experiment("logistic", [0.2, 0.5], trials=5), "task"),
+        (lambda t: planned_chunk(t, [0.2, 0.5], 10, 0, 3), "index"),
+        (lambda t: combine_chunks(t, [0.2, 0.5], []), "chunks"),
+        (lambda t: run_experiment(t, [0.2, 0.5], trials=5, target=1e-6), "unreachable"),
+    ],
+)
 def test_bad_experiment_arguments_are_named(task, call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call(task)

@@ -30,8 +30,9 @@ def server_url(tmp_path_factory):
     port = free_port()
     log_path = tmp_path_factory.mktemp("server") / "serve.log"
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "dashboard.serve", "--port", str(port)],
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dashboard.serve", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT
+        )
     url = f"http://127.0.0.1:{port}/"
     try:
         _wait_http(url)
@@ -86,8 +87,11 @@ def wait_for_app(page):
     )
 
 
-TAB_MODELS = {"Privacy boundaries": ("boundary-psi", "t"), "Brownian rewind": ("rewind-now", "t"),
-              "Experiments": ("experiment-bm", "x")}
+TAB_MODELS = {
+    "Privacy boundaries": ("boundary-psi", "t"),
+    "Brownian rewind": ("rewind-now", "t"),
+    "Experiments": ("experiment-bm", "x"),
+}
 
 
 def show_tab(page, label):

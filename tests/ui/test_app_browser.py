@@ -132,7 +132,9 @@ def test_play_draws_nearly_every_frame_in_the_browser(watched_page, server_url):
     page.wait_for_function(
         "() => { const d = Bokeh.documents[0].get_model_by_name('rewind-now').data;"
         " const f = Bokeh.documents[0].get_model_by_name('rewind-frames').data;"
-        " return d.t[0] === f.t[f.t.length - 1]; }", timeout=30_000)
+        " return d.t[0] === f.t[f.t.length - 1]; }",
+        timeout=30_000,
+    )
     elapsed = time.monotonic() - started
     painted = page.evaluate("() => window.painted.size")
     stamps = page.evaluate("() => window.noiselabFrames.map(f => f[1])")
@@ -148,13 +150,15 @@ def test_d2_shows_the_plane_without_an_error(watched_page, server_url):
     wait_for_app(page)
     page.get_by_text("d = 2", exact=True).first.click()
     page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('rewind-path').data.y.some(v => v !== 0)", timeout=15_000)
+        "() => Bokeh.documents[0].get_model_by_name('rewind-path').data.y.some(v => v !== 0)", timeout=15_000
+    )
     page.wait_for_timeout(1000)
     assert page.locator(".alert:visible").count() == 0
     assert "List parameter" not in page.content()
     page.get_by_text("d = 1", exact=True).first.click()  # and back: this direction used to break the tab
     page.wait_for_function(
-        "() => Bokeh.documents[0].get_model_by_name('rewind-path').data.y.every(v => v === 0)", timeout=15_000)
+        "() => Bokeh.documents[0].get_model_by_name('rewind-path').data.y.every(v => v === 0)", timeout=15_000
+    )
     page.wait_for_timeout(1000)
     assert page.get_by_text("cannot be shown", exact=False).count() == 0
     assert page.get_by_text("Something went wrong", exact=False).count() == 0
@@ -168,7 +172,8 @@ def test_formulas_render_with_katex_fonts(watched_page, server_url):
     page.locator(".bk-panel-models-katex-KaTeX").first.scroll_into_view_if_needed()
     page.wait_for_function(
         "() => Array.from(document.fonts).some(f => f.family.includes('KaTeX_Main') && f.status === 'loaded')",
-        timeout=15_000)
+        timeout=15_000,
+    )
     assert page.problems == []  # no 404 for fonts either
 
 
@@ -290,7 +295,7 @@ def test_bad_address_values_are_named_and_the_rest_applied(watched_page, server_
     notice = page.get_by_text("Ignored from the page address", exact=False).first
     notice.wait_for(timeout=20_000)
     text = notice.inner_text()
-    assert "seed=-5" in text and "foo=1" in text and '<b id=injected>x</b>' in text
+    assert "seed=-5" in text and "foo=1" in text and "<b id=injected>x</b>" in text
     assert page.locator("#injected").count() == 0
     epsilon_label = page.get_by_text("epsilon:", exact=False).first.inner_text()
     assert "6" in epsilon_label  # the good value reached the slider as well as the views
@@ -327,15 +332,19 @@ def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url
     page.goto(server_url)
     wait_for_app(page)
     page.get_by_text("Experiments", exact=True).first.click()
-    page.wait_for_function("() => { const m = Bokeh.documents[0].get_model_by_name('experiment-bm');"
-                           " return m && m.data.x.length === 30; }", timeout=120_000)  # the default run
+    page.wait_for_function(
+        "() => { const m = Bokeh.documents[0].get_model_by_name('experiment-bm');"
+        " return m && m.data.x.length === 30; }",
+        timeout=120_000,
+    )  # the default run
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b,label\n1,2,0\n3,oops,1\n")
     page.locator("input[type=file]").set_input_files(str(bad))
     expect(page.get_by_text("bad.csv, line 3, column 'b': 'oops' is not a number")).to_be_visible(timeout=30_000)
 
-    rows = ["x1,x2,label"] + [f"{(i % 7) / 7:.3f},{((i * 3) % 11) / 11 - 0.5 + (i % 2):.3f},{i % 2}"
-                              for i in range(200)]
+    rows = ["x1,x2,label"] + [
+        f"{(i % 7) / 7:.3f},{((i * 3) % 11) / 11 - 0.5 + (i % 2):.3f},{i % 2}" for i in range(200)
+    ]
     good = tmp_path / "two_classes.csv"
     good.write_text("\n".join(rows) + "\n")
     page.locator("input[type=file]").set_input_files(str(good))
@@ -348,8 +357,9 @@ def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url
     first = bokeh_value(page, "experiment-bm", "y", 0)
 
     # a long run (ridge on paper-sized synthetic data, 1,000 trials) is cancelled: the last result stays
-    page.locator("select").filter(has_text="uploaded CSV file").select_option(label="synthetic (shaped like paper "
-                                                                                   "A's data)")
+    page.locator("select").filter(has_text="uploaded CSV file").select_option(
+        label="synthetic (shaped like paper A's data)"
+    )
     page.get_by_text("ridge", exact=True).click()
     page.locator("select").filter(has_text="1000").select_option(label="1000")
     page.get_by_role("button", name="Run").click()
