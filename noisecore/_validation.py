@@ -3,45 +3,158 @@
 from __future__ import annotations
 
 import numbers
+from typing import SupportsFloat, TypeAlias, TypeVar
 
 import numpy as np
+import numpy.typing as npt
+
+_T = TypeVar("_T")
+
+#: What ``generator`` (and so every ``rng=`` argument) accepts.
+SeedLike: TypeAlias = int | np.random.SeedSequence | np.random.BitGenerator | np.random.Generator | None
 
 
-def real_scalar(name: str, value) -> float:
-    """Return ``value`` as a finite float, else raise naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        if isinstance(value, np.ndarray) and value.ndim == 0 and np.isrealobj(value):
-            value = value.item()
-        else:
-            raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
+def real_scalar(name: str, value: object) -> float:
+    """Return ``value`` as a finite float, else raise naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        A real number (not a bool) or a 0-d real numpy array.
+
+    Returns
+    -------
+    float
+        ``value`` converted to a Python float.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a bool or not a real number.
+    ValueError
+        If ``value`` is NaN or infinite.
+    """
+    number: SupportsFloat
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, np.ndarray) and value.ndim == 0 and np.isrealobj(value):
+        number = value.item()
+    else:
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    result = float(number)
+    if not np.isfinite(result):
+        raise ValueError(f"{name} must be finite, got {result}")
+    return result
 
 
-def positive(name: str, value) -> float:
-    value = real_scalar(name, value)
-    if value <= 0:
-        raise ValueError(f"{name} must be > 0, got {value}")
-    return value
+def positive(name: str, value: object) -> float:
+    """Return ``value`` as a finite float > 0, else raise naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        A real number, as for `real_scalar`.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is not finite or is <= 0.
+    """
+    result = real_scalar(name, value)
+    if result <= 0:
+        raise ValueError(f"{name} must be > 0, got {result}")
+    return result
 
 
-def in_open_interval(name: str, value, low: float, high: float) -> float:
-    value = real_scalar(name, value)
-    if not low < value < high:
-        raise ValueError(f"{name} must be in ({low:g}, {high:g}), got {value}")
-    return value
+def in_open_interval(name: str, value: object, low: float, high: float) -> float:
+    """Return ``value`` as a float in the open interval (``low``, ``high``), else raise naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        A real number, as for `real_scalar`.
+    low, high : float
+        Excluded bounds.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is not finite or lies outside (``low``, ``high``).
+    """
+    result = real_scalar(name, value)
+    if not low < result < high:
+        raise ValueError(f"{name} must be in ({low:g}, {high:g}), got {result}")
+    return result
 
 
-def in_interval(name: str, value, low: float, high: float) -> float:
-    value = real_scalar(name, value)
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value}")
-    return value
+def in_interval(name: str, value: object, low: float, high: float) -> float:
+    """Return ``value`` as a float in the closed interval [``low``, ``high``], else raise naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        A real number, as for `real_scalar`.
+    low, high : float
+        Included bounds.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is not finite or lies outside [``low``, ``high``].
+    """
+    result = real_scalar(name, value)
+    if not low <= result <= high:
+        raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {result}")
+    return result
 
 
-def positive_int(name: str, value) -> int:
+def positive_int(name: str, value: object) -> int:
+    """Return ``value`` as an int >= 1, else raise naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        An integral number (Python or numpy integer, not a bool).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a bool or not an integer.
+    ValueError
+        If ``value`` < 1.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < 1:
@@ -49,17 +162,39 @@ def positive_int(name: str, value) -> int:
     return int(value)
 
 
-def real_array(name: str, value, *, allow_inf: bool = False) -> np.ndarray:
-    """Return ``value`` as a float array; NaN (and inf unless allowed) is rejected."""
+def real_array(name: str, value: object, *, allow_inf: bool = False) -> npt.NDArray[np.float64]:
+    """Return ``value`` as a float array; NaN (and inf unless allowed) is rejected.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : array_like
+        A real number or an array of integers or floats (not bools, strings or None).
+    allow_inf : bool, optional
+        Accept +-inf entries (default False).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new float64 array of the same shape.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is None, a string, or not of integer or floating dtype.
+    ValueError
+        If ``value`` contains NaN, or inf when ``allow_inf`` is False.
+    """
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be a real number or array, got {type(value).__name__}")
     try:
-        arr = np.asarray(value)
+        raw = np.asarray(value)
     except Exception as exc:  # pragma: no cover - numpy raises many kinds
         raise TypeError(f"{name} must be a real number or array") from exc
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"{name} must be a real number or array, got dtype {arr.dtype}")
-    arr = arr.astype(float)
+    if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
+        raise TypeError(f"{name} must be a real number or array, got dtype {raw.dtype}")
+    arr: npt.NDArray[np.float64] = raw.astype(float)
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not contain NaN")
     if not allow_inf and np.isinf(arr).any():
@@ -67,15 +202,56 @@ def real_array(name: str, value, *, allow_inf: bool = False) -> np.ndarray:
     return arr
 
 
-def nonnegative_array(name: str, value) -> np.ndarray:
+def nonnegative_array(name: str, value: object) -> npt.NDArray[np.float64]:
+    """Return ``value`` as a finite float array with no negative entry, else raise naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : array_like
+        As for `real_array`.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new float64 array of the same shape.
+
+    Raises
+    ------
+    TypeError
+        As for `real_array`.
+    ValueError
+        If an entry is NaN, infinite or negative.
+    """
     arr = real_array(name, value)
     if (arr < 0).any():
         raise ValueError(f"{name} must be >= 0")
     return arr
 
 
-def vector_value(name: str, value) -> np.ndarray:
-    """A scalar or 1-d vector of finite reals, returned as a fresh 1-d float array."""
+def vector_value(name: str, value: object) -> npt.NDArray[np.float64]:
+    """A scalar or 1-d vector of finite reals, returned as a fresh 1-d float array.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : array_like
+        A real number or a 1-d array, as for `real_array`.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new 1-d float64 array (length 1 for a scalar).
+
+    Raises
+    ------
+    TypeError
+        As for `real_array`.
+    ValueError
+        If an entry is not finite, or ``value`` has more than one dimension.
+    """
     arr = real_array(name, value)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a scalar or a 1-d vector, got shape {arr.shape}")
@@ -88,16 +264,55 @@ SCALE_MIN, SCALE_MAX = 1e-100, 1e100
 MAX_ELEMENTS = 10**8  # the largest array a single call will allocate
 
 
-def scale(name: str, value) -> float:
-    """A positive scale-like parameter in [SCALE_MIN, SCALE_MAX]."""
-    value = positive(name, value)
-    if not SCALE_MIN <= value <= SCALE_MAX:
-        raise ValueError(f"{name} must be in [{SCALE_MIN:g}, {SCALE_MAX:g}], got {value:g}")
-    return value
+def scale(name: str, value: object) -> float:
+    """A positive scale-like parameter in [SCALE_MIN, SCALE_MAX].
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        A real number, as for `real_scalar`.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is not finite, is <= 0 or lies outside [1e-100, 1e100].
+    """
+    result = positive(name, value)
+    if not SCALE_MIN <= result <= SCALE_MAX:
+        raise ValueError(f"{name} must be in [{SCALE_MIN:g}, {SCALE_MAX:g}], got {result:g}")
+    return result
 
 
-def derived_scale(what: str, value: float, **given) -> float:
-    """Check a scale computed from the arguments ``given``; an error names them all."""
+def derived_scale(what: str, value: float, **given: float) -> float:
+    """Check a scale computed from the arguments ``given``; an error names them all.
+
+    Parameters
+    ----------
+    what : str
+        Name of the computed quantity, used in the error message.
+    value : float
+        The computed scale.
+    **given : float
+        The arguments it was computed from, by name.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite or lies outside [SCALE_MIN, SCALE_MAX].
+    """
     if not (np.isfinite(value) and SCALE_MIN <= value <= SCALE_MAX):
         args = ", ".join(f"{k}={v:g}" for k, v in given.items())
         raise ValueError(
@@ -107,28 +322,87 @@ def derived_scale(what: str, value: float, **given) -> float:
     return float(value)
 
 
-def bounded_int(name: str, value, low: int = 1, high: int = MAX_ELEMENTS) -> int:
-    """An integer (not a bool) in [low, high]."""
+def bounded_int(name: str, value: object, low: int = 1, high: int = MAX_ELEMENTS) -> int:
+    """An integer (not a bool) in [low, high].
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        An integral number (Python or numpy integer, not a bool).
+    low, high : int, optional
+        Included bounds (default 1 and MAX_ELEMENTS).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a bool or not an integer.
+    ValueError
+        If ``value`` lies outside [``low``, ``high``].
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if not low <= value <= high:
+    number = int(value)
+    if not low <= number <= high:
         raise ValueError(f"{name} must be an integer in [{low}, {high:g}], got {value}")
-    return int(value)
+    return number
 
 
-def sample_size(name: str, value, per_item: int = 1):
-    """None, a count >= 0 or a tuple of them, with at most MAX_ELEMENTS values in all."""
+def sample_size(name: str, value: object, per_item: int = 1) -> int | tuple[int, ...] | None:
+    """None, a count >= 0 or a tuple of them, with at most MAX_ELEMENTS values in all.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : None, int or sequence of int
+        A sample size or shape (a tuple or list of counts).
+    per_item : int, optional
+        Values allocated per sample (default 1), counted against MAX_ELEMENTS.
+
+    Returns
+    -------
+    None, int or tuple of int
+        None for None, an int for a count, a tuple of ints for a tuple or list.
+
+    Raises
+    ------
+    TypeError
+        If a count is a bool or not an integer.
+    ValueError
+        If a count is negative or above MAX_ELEMENTS, or the total exceeds MAX_ELEMENTS.
+    """
     if value is None:
         return None
-    dims = value if isinstance(value, (tuple, list)) else (value,)
-    dims = tuple(bounded_int(name, d, 0, MAX_ELEMENTS) for d in dims)
+    raw = value if isinstance(value, (tuple, list)) else (value,)
+    dims = tuple(bounded_int(name, d, 0, MAX_ELEMENTS) for d in raw)
     if int(np.prod(dims, dtype=float)) * per_item > MAX_ELEMENTS:
         raise ValueError(f"{name} asks for more than {MAX_ELEMENTS:g} values, got {value}")
     return dims if isinstance(value, (tuple, list)) else dims[0]
 
 
-def generator(rng) -> np.random.Generator:
-    """np.random.default_rng(rng), with an error that names rng."""
+def generator(rng: SeedLike) -> np.random.Generator:
+    """np.random.default_rng(rng), with an error that names rng.
+
+    Parameters
+    ----------
+    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator
+        A seed, or a Generator (returned as is).
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Raises
+    ------
+    TypeError
+        If numpy rejects ``rng`` as a seed.
+    """
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
@@ -137,8 +411,28 @@ def generator(rng) -> np.random.Generator:
         ) from exc
 
 
-def finite_result(name: str, value, what: str):
-    """Raise naming ``name`` if a computed result overflowed (or is NaN)."""
+def finite_result(name: str, value: _T, what: str) -> _T:
+    """Raise naming ``name`` if a computed result overflowed (or is NaN).
+
+    Parameters
+    ----------
+    name : str
+        The argument blamed in the error message.
+    value : array_like
+        The computed result.
+    what : str
+        What the result is, for the error message.
+
+    Returns
+    -------
+    array_like
+        ``value`` itself, unchanged.
+
+    Raises
+    ------
+    ValueError
+        If an entry of ``value`` is NaN or infinite.
+    """
     arr = np.asarray(value)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} is too large or too small here: {what} is beyond the float range")
