@@ -12,33 +12,66 @@ Sensitivity 1; other sensitivities scale theta and lam.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 from scipy import interpolate, optimize
 
 from ._arete_quadrature import AreteKernel
+
+FloatArray: TypeAlias = npt.NDArray[np.float64]
+#: (alpha, theta, lam) of an Arete for sensitivity 1.
+Params: TypeAlias = tuple[float, float, float]
+#: ``argsup(alpha, theta, lam) -> (loss, t)``: the exact privacy loss at distance 1 and a t attaining it
+#: (inf for the tail limit).
+Argsup: TypeAlias = Callable[[float, float, float], tuple[float, float]]
 
 _BOUNDS = [(math.log(1e-12), 0.0), (math.log(1e-4), math.log(100.0)), (math.log(1e-12), math.log(100.0))]
 _MARGIN = 1e-7  # relative slack kept below the target during the search
 _FD_STEP = 1.4901161193847656e-08  # sqrt(machine epsilon), SLSQP's own default
 
 
-def mean_abs(alpha, theta, lam):
+def mean_abs(alpha: float, theta: float, lam: float) -> float:
+    """E|Z| of Arete(alpha, theta, lam), by ``AreteKernel.mean_abs``.
+
+    Parameters
+    ----------
+    alpha, theta, lam : float
+        Arete parameters (Gamma shape, Gamma scale, Laplace scale).
+
+    Returns
+    -------
+    float
+    """
     return AreteKernel(alpha, theta, lam).mean_abs()
 
 
-def variance(alpha, theta, lam):
+def variance(alpha: float, theta: float, lam: float) -> float:
+    """Var Z = 2 alpha theta^2 + 2 lam^2 of Arete(alpha, theta, lam).
+
+    Parameters
+    ----------
+    alpha, theta, lam : float
+        Arete parameters (Gamma shape, Gamma scale, Laplace scale).
+
+    Returns
+    -------
+    float
+    """
     return 2 * alpha * theta**2 + 2 * lam**2
 
 
-def _ratios(params, points):
+def _ratios(params: Params, points: npt.ArrayLike) -> FloatArray:
+    """log f(t) - log f(t + 1) at each point t."""
     kernel = AreteKernel(*params)
     pts = np.asarray(points, dtype=float)
     lp = kernel.evaluate(np.abs(np.concatenate([pts, pts + 1.0])))[0]
     return lp[: pts.size] - lp[pts.size :]
 
 
-def _starts(epsilon):
+def _starts(epsilon: float) -> list[Params]:
     """Deterministic starting points, from the optima found over [0.5, 40]: the trend for
     epsilon >= 4 (log lam ~ 0.45 - eps/2, log alpha ~ -0.2 - eps/2, theta ~ 1 - 0.4 e^((6 - eps)/3)),
     the family that first beats Laplace near epsilon = 3.5, and a point near the Laplace limit."""
@@ -60,7 +93,8 @@ def _starts(epsilon):
 _WINDOW = np.linspace(0.0, 0.12, 49)
 
 
-def _window_peak(values: np.ndarray) -> float:
+def _window_peak(values: FloatArray) -> float:
+    """Maximum of ``values``, refined by a parabola through the largest and its neighbours."""
     i = int(np.argmax(values))
     if i == 0 or i == values.size - 1:
         return float(values[i])
@@ -69,13 +103,14 @@ def _window_peak(values: np.ndarray) -> float:
     return float(mid - (right - left) ** 2 / (8 * curve)) if curve < 0 else float(mid)
 
 
-def _solve(epsilon, objective, start, points):
+def _solve(epsilon: float, objective: str, start: npt.ArrayLike, points: Sequence[float]) -> FloatArray:
+    """SLSQP over log parameters from ``start`` with the ratio constrained at ``points``; (alpha, theta, lam)."""
     target = epsilon * (1 - _MARGIN)
     window = _WINDOW if epsilon < 6.5 else _WINDOW[:0]
     pts = np.concatenate([window, np.asarray(points, dtype=float)])
-    memo = {}
+    memo: dict[bytes, tuple[float, FloatArray]] = {}
 
-    def both(x):
+    def both(x: FloatArray) -> tuple[float, FloatArray]:
         """(cost, constraints) from one density evaluation (E|Z| needs B(0), a by-product)."""
         key = x.tobytes()
         if key not in memo:
@@ -89,7 +124,7 @@ def _solve(epsilon, objective, start, points):
             memo[key] = (math.log(value), np.concatenate([target - ratios[window.size :], peak, [tail]]))
         return memo[key]
 
-    def jacobians(x):
+    def jacobians(x: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Forward differences of cost and constraints sharing the same three evaluations."""
         f0, c0 = both(x)
         grad, jac = np.empty(3), np.empty((c0.size, 3))
@@ -114,7 +149,9 @@ def _solve(epsilon, objective, start, points):
     return np.exp(res.x)
 
 
-def _certify_by_lam(alpha, theta, lam, epsilon, argsup, loss=None):
+def _certify_by_lam(
+    alpha: float, theta: float, lam: float, epsilon: float, argsup: Argsup, loss: float | None = None
+) -> float | None:
     """Smallest lam' >= lam (to about 1e-9 of epsilon in the loss) whose exact loss is <= epsilon;
     None when the search ended far from feasible (more than 5% over), which the caller discards.
 
@@ -129,7 +166,8 @@ def _certify_by_lam(alpha, theta, lam, epsilon, argsup, loss=None):
         return None
     aim = -5e-10  # land on the feasible side
 
-    def g(log_lam):
+    def g(log_lam: float) -> float:
+        """log(loss / epsilon) - aim at lam = exp(log_lam)."""
         return math.log(argsup(alpha, theta, math.exp(log_lam))[0] / epsilon) - aim
 
     x0, g0 = math.log(lam), math.log(loss / epsilon) - aim
@@ -164,7 +202,7 @@ def _certify_by_lam(alpha, theta, lam, epsilon, argsup, loss=None):
     return math.exp(hi)
 
 
-def _table_starts(epsilon, objective):
+def _table_starts(epsilon: float, objective: str) -> list[Params] | None:
     """Warm starts from the shipped frontier table: None outside its range (or without it),
     [] when both neighbouring rows are the Laplace limit, else the interpolated optimum
     (log-linear in epsilon) or, across the switch of families, the non-Laplace neighbour."""
@@ -179,7 +217,7 @@ def _table_starts(epsilon, objective):
     if not eps[0] <= epsilon <= eps[-1] or not all(np.all(np.isfinite(c)) for c in cols):
         return None
     j = int(np.clip(np.searchsorted(eps, epsilon), 1, len(eps) - 1))
-    left, right = (tuple(float(c[k]) for c in cols) for k in (j - 1, j))
+    left, right = ((float(cols[0][k]), float(cols[1][k]), float(cols[2][k])) for k in (j - 1, j))
     laplace = [row[0] <= 1e-11 for row in (left, right)]
     if all(laplace):
         return []
@@ -189,16 +227,45 @@ def _table_starts(epsilon, objective):
     rows = cols[0] > 1e-11
     logs = np.log(np.vstack([c[rows] for c in cols]))
     curve = interpolate.PchipInterpolator(np.log(eps[rows]), logs, axis=1)
-    return [tuple(float(v) for v in np.exp(curve(math.log(epsilon))))]
+    alpha, theta, lam = (float(v) for v in np.exp(curve(math.log(epsilon))))
+    return [(alpha, theta, lam)]
 
 
-def calibrate(epsilon, objective, argsup, *, warm=True):
+def calibrate(epsilon: float, objective: str, argsup: Argsup, *, warm: bool = True) -> Params:
     """(alpha, theta, lam) for sensitivity 1; ``argsup(alpha, theta, lam) -> (loss, t)``.
 
     With ``warm`` the search starts from the shipped frontier table where it covers epsilon
     (the result is certified all the same); otherwise from the fixed starts of ``_starts``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target privacy loss at distance 1, > 0 (not validated here).
+    objective : {"abs", "var"}
+        Minimise E|Z| ("abs") or the variance ("var").
+    argsup : callable
+        ``argsup(alpha, theta, lam) -> (loss, t)``: the exact supremum of log f(t) - log f(t + 1)
+        over t and a t attaining it (inf for the tail limit); it certifies the result.
+    warm : bool, optional
+        Start from the shipped frontier table where it covers epsilon (default True).
+
+    Returns
+    -------
+    tuple of float
+        (alpha, theta, lam) with ``argsup(alpha, theta, lam)[0] <= epsilon``; the Laplace limit
+        (alpha = 1e-12, theta = 1) when no start does better.
+
+    Raises
+    ------
+    RuntimeError
+        If not even the Laplace limit could be certified (not expected to happen).
+
+    References
+    ----------
+    Paper B [PS22] (Pagh & Stausholm): the Arete distribution. Its Lemma 3 gives parameters
+    with a proven but loose guarantee; this search certifies each result by the exact loss instead.
     """
-    best = (math.inf, None)
+    best: tuple[float, Params | None] = (math.inf, None)
     starts = _table_starts(epsilon, objective) if warm else None
     if starts is None:
         starts = _starts(epsilon)
@@ -206,15 +273,15 @@ def calibrate(epsilon, objective, argsup, *, warm=True):
         # the active points of the optima found lie at 0, in (0, 0.1] (epsilon 3.5 - 6) or near
         # 0.25 (Lemma 3 like); a small excess left by the discretisation goes to the lam search
         points = [0.0, 0.25, -0.5]
-        params = start
+        params: Params | FloatArray = start
         for _ in range(6):
             params = _solve(epsilon, objective, params, points)
             loss, t_star = argsup(*params)
             if loss <= epsilon * (1 + 1e-6) or not math.isfinite(t_star) or any(abs(t_star - p) < 1e-9 for p in points):
                 break
             points.append(t_star)
-        alpha, theta, lam = params
-        lam = _certify_by_lam(alpha, theta, lam, epsilon, argsup, loss=loss)
+        alpha, theta, lam_found = params
+        lam = _certify_by_lam(alpha, theta, lam_found, epsilon, argsup, loss=loss)
         if lam is None:
             continue
         value = mean_abs(alpha, theta, lam) if objective == "abs" else variance(alpha, theta, lam)
@@ -226,8 +293,12 @@ def calibrate(epsilon, objective, argsup, *, warm=True):
     laplace_value = 1 / epsilon if objective == "abs" else 2 / epsilon**2
     if best[1] is None or best[0] > laplace_value * (1 - 1e-6):
         lam0 = _certify_by_lam(tiny, 1.0, 1.0 / epsilon * (1 + 1e-9), epsilon, argsup)
+        if lam0 is None:
+            raise RuntimeError(f"the Laplace limit could not be certified at epsilon = {epsilon:g}")
         laplace_limit = (tiny, 1.0, lam0)
         value = mean_abs(*laplace_limit) if objective == "abs" else variance(*laplace_limit)
         if value < best[0]:
             best = (value, laplace_limit)
+    if best[1] is None:
+        raise RuntimeError(f"no parameters could be certified at epsilon = {epsilon:g}")
     return best[1]

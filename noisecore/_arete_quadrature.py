@@ -28,7 +28,10 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
+
+FloatArray = npt.NDArray[np.float64]
 
 _INNER = 1e-14  # innermost piece [0, _INNER * min(theta, lam)]
 _ZONE = 64.0  # e-folds of a kernel kept at full resolution near each point
@@ -41,13 +44,14 @@ _ZONE_STEPS = ((0, 4, 1), (4, 8, 2), (8, 16, 4), (16, 32, 8), (32, _ZONE, 32))
 
 
 @cache
-def _gauss_legendre(n: int):
+def _gauss_legendre(n: int) -> tuple[FloatArray, FloatArray]:
+    """Gauss-Legendre nodes and weights with n points on [0, 1]."""
     y, w = special.roots_legendre(n)
     return (y + 1) / 2, w / 2
 
 
 @lru_cache(maxsize=64)
-def _gauss_jacobi_unit(n: int, q: float):
+def _gauss_jacobi_unit(n: int, q: float) -> tuple[FloatArray, FloatArray]:
     """Nodes/weights on [0, 1] for weight x^(q - 1), q > 0 (passed as q to keep its digits).
 
     For small q scipy's first weight loses accuracy (2e-5 at q = 2e-12), so it is reset
@@ -61,7 +65,7 @@ def _gauss_jacobi_unit(n: int, q: float):
     return x, w
 
 
-def _kve(nu: float, z: np.ndarray) -> np.ndarray:
+def _kve(nu: float, z: FloatArray) -> FloatArray:
     """e^z K_nu(z); scipy returns NaN for z beyond ~1e10, where three terms of the
     asymptotic series sqrt(pi / 2z) (1 + (4nu^2 - 1)/(8z) + ...) are exact to double."""
     big = z > 1e8
@@ -75,7 +79,7 @@ def _kve(nu: float, z: np.ndarray) -> np.ndarray:
     return out
 
 
-def _linear_recurrence(decay: np.ndarray, inc: np.ndarray) -> np.ndarray:
+def _linear_recurrence(decay: FloatArray, inc: FloatArray) -> FloatArray:
     """y_k = exp(-decay_k) y_{k-1} + inc_k with y_{-1} = 0, by a parallel prefix scan.
 
     After the step with shift s, (a_k, b_k) maps y_{k-2s} to y_k. Every term is a product or
@@ -97,20 +101,43 @@ def _linear_recurrence(decay: np.ndarray, inc: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class AreteKernel:
+    """Density, survival function and E|Z| of Arete(alpha, theta, lam) by exact quadrature.
+
+    Z = X1 - X2 + Y with X_i ~ Gamma(alpha, theta) and Y ~ Laplace(lam); the method is
+    described in the module docstring. Parameters are not validated here (``Arete`` does
+    that and passes them in units of max(theta, lam)).
+
+    Parameters
+    ----------
+    alpha : float
+        Gamma shape, in (0, 1].
+    theta : float
+        Gamma scale, > 0.
+    lam : float
+        Laplace scale, > 0.
+
+    References
+    ----------
+    Paper B [PS22] (Pagh & Stausholm): the Arete distribution.
+    """
+
     alpha: float
     theta: float
     lam: float
 
     @property
     def mu(self) -> float:
+        """max(theta, lam): the slowest tail rate is 1/mu; values are carried scaled by e^{t/mu}."""
         return max(self.theta, self.lam)
 
     @property
     def kappa_a(self) -> float:
+        """Decay rate 1/lam - 1/mu of the scaled A-kernel (0 when lam = mu)."""
         return 1 / self.lam - 1 / self.mu
 
     @property
     def kappa_b(self) -> float:
+        """Decay rate 1/lam + 1/mu of the scaled B-kernel."""
         return 1 / self.lam + 1 / self.mu
 
     @property
@@ -119,33 +146,55 @@ class AreteKernel:
         rate = 1 / self.theta - 1 / self.mu
         return 1 / rate if rate > 0 else math.inf
 
-    def scaled_density(self, x: np.ndarray) -> np.ndarray:
-        """f_X(x) e^{x/mu} for x > 0."""
+    def scaled_density(self, x: FloatArray) -> FloatArray:
+        """f_X(x) e^{x/mu} for x > 0.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Points > 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            The Gamma - Gamma density at ``x`` times e^{x/mu}.
+        """
         return _kve(self.alpha - 0.5, x / self.theta) * np.exp(self._log_prefactor(x))
 
-    def log_scaled_density(self, x: np.ndarray) -> np.ndarray:
-        """log(f_X(x) e^{x/mu}) for x > 0, without underflow."""
+    def log_scaled_density(self, x: FloatArray) -> FloatArray:
+        """log(f_X(x) e^{x/mu}) for x > 0, without underflow.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Points > 0.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return np.log(_kve(self.alpha - 0.5, x / self.theta)) + self._log_prefactor(x)
 
-    def _log_prefactor(self, x: np.ndarray) -> np.ndarray:
+    def _log_prefactor(self, x: FloatArray) -> FloatArray:
+        """log of f_X(x) e^{x/mu} / (e^z K_nu(z)), z = x/theta."""
         nu = self.alpha - 0.5
         z = x / self.theta
         const = math.log(self.theta) + 0.5 * math.log(math.pi) + special.gammaln(self.alpha) + nu * math.log(2.0)
         return nu * np.log(z) - const - x * (1 / self.theta - 1 / self.mu)
 
     # --- mesh -----------------------------------------------------------------
-    def _mesh(self, points: np.ndarray) -> np.ndarray:
-        """Piece edges (starting 0, inner, ...) through every point, see module docstring."""
+    def _mesh(self, points: FloatArray) -> tuple[FloatArray, float]:
+        """Piece edges (starting 0, inner, ...) through every point, and inner; see module docstring."""
         inner = _INNER * min(self.theta, self.lam)
         top = float(points.max()) if points.size else 0.0
         end = top + _TAIL * self.mu
-        keys = [np.array([inner, end]), points[points > inner]]
+        key_parts = [np.array([inner, end]), points[points > inner]]
         far = math.inf
         if math.isfinite(self.theta_eff):
             far = 100 * self.theta_eff + 2 * self.theta
             if far < end:
-                keys.append(np.array([far]))
-        keys = np.unique(np.concatenate(keys))
+                key_parts.append(np.array([far]))
+        keys = np.unique(np.concatenate(key_parts))
         p, q = keys[:-1], keys[1:]
         base = min(self.mu, self.theta_eff)
         cap_b = min(base, 1 / self.kappa_b)
@@ -190,7 +239,7 @@ class AreteKernel:
         return np.unique(edges), inner
 
     # --- accumulation -----------------------------------------------------------
-    def _accumulate(self, points: np.ndarray):
+    def _accumulate(self, points: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """Scaled A, B, C at the edges of the mesh through ``points``, and the edges."""
         edges, inner = self._mesh(points)
         a, b = edges[:-1], edges[1:]
@@ -247,8 +296,17 @@ class AreteKernel:
 
     def mean_abs(self, b0: float | None = None) -> float:
         """E|Z| = E|X1 - X2| + 2 lam int_0^inf f_X(x) e^{-x/lam} dx, with
-        E|X1 - X2| = theta 4^(1 - alpha) Gamma(2 alpha) / Gamma(alpha)^2. ``b0`` is the integral
-        B(0) when an ``evaluate`` call already returned it."""
+        E|X1 - X2| = theta 4^(1 - alpha) Gamma(2 alpha) / Gamma(alpha)^2.
+
+        Parameters
+        ----------
+        b0 : float, optional
+            The integral B(0) when an ``evaluate`` call already returned it; computed otherwise.
+
+        Returns
+        -------
+        float
+        """
         a = self.alpha
         gg = self.theta * math.exp((1 - a) * math.log(4) + special.gammaln(2 * a) - 2 * special.gammaln(a))
         if b0 is None:
@@ -262,8 +320,25 @@ class AreteKernel:
         the mesh needs), or t > 1e13 mu, where pdf and sf underflow."""
         return min(1e13 * self.mu, 1e14 * min(self.theta, self.lam))
 
-    def evaluate(self, t: np.ndarray, *, want_sf: bool = False):
-        """(log f(t), sf(t) for t >= 0, B(0)) for an array of finite t >= 0."""
+    def evaluate(self, t: FloatArray, *, want_sf: bool = False) -> tuple[FloatArray, FloatArray | None, float]:
+        """(log f(t), sf(t) for t >= 0, B(0)) for an array of finite t >= 0.
+
+        Parameters
+        ----------
+        t : numpy.ndarray
+            Finite points >= 0 (points below 1e-14 min(theta, lam) are evaluated at 0).
+        want_sf : bool, optional
+            Also compute the survival function (default False).
+
+        Returns
+        -------
+        logpdf : numpy.ndarray
+            log f_Z(t).
+        sf : numpy.ndarray or None
+            P(Z > t), or None unless ``want_sf``.
+        b0 : float
+            The scaled integral B(0) (see the module docstring), which ``mean_abs`` accepts.
+        """
         inner = _INNER * min(self.theta, self.lam)
         u = np.where(t < inner, 0.0, t)
         far = u >= self.asymptotic_from
@@ -271,7 +346,7 @@ class AreteKernel:
         sf = np.empty(u.shape) if want_sf else None
         if far.any():
             logpdf[far], tail_sf = self._tail(u[far], want_sf)
-            if want_sf:
+            if sf is not None:
                 sf[far] = tail_sf
         v = u[~far]
         points = np.unique(np.concatenate([v, [0.0]]))
@@ -281,12 +356,12 @@ class AreteKernel:
         near = np.exp(-v * self.kappa_a) * b0
         dens_scaled = (near + at_a[idx] + at_b[idx]) / (2 * self.lam)
         logpdf[~far] = np.log(dens_scaled) - v / self.mu
-        if want_sf:
+        if sf is not None:
             sf_scaled = (near + at_a[idx]) / 2 + at_c[idx] - at_b[idx] / 2
             sf[~far] = np.exp(np.log(sf_scaled) - v / self.mu)
         return logpdf, sf, b0
 
-    def _tail(self, t: np.ndarray, want_sf: bool):
+    def _tail(self, t: FloatArray, want_sf: bool) -> tuple[FloatArray, FloatArray | None]:
         """log f and sf for t >= ``asymptotic_from``.
 
         With r = min(theta, lam) / mu: for theta > lam, f_Z(t) = f_X(t) / (1 - r^2) and
@@ -305,7 +380,7 @@ class AreteKernel:
         shrink = math.log1p(-r * r)
         if self.theta > self.lam:
             logpdf = self.log_scaled_density(t) - t / mu - shrink
-            if want_sf:
+            if sf is not None:
                 live = t < 1e13 * mu
                 sf[live] = np.exp(np.log(self._scaled_tail_mass(t[live])) - t[live] / mu - shrink)
             return logpdf, sf
@@ -314,7 +389,7 @@ class AreteKernel:
             sf = 0.5 * np.exp(-t / self.lam - a * shrink)
         return logpdf, sf
 
-    def _scaled_tail_mass(self, t: np.ndarray) -> np.ndarray:
+    def _scaled_tail_mass(self, t: FloatArray) -> FloatArray:
         """P(X > t) e^{t/mu} (mu = theta) by Gauss-Legendre on [t, t + _TAIL theta], graded from t."""
         out = np.empty(t.shape)
         y, w = _gauss_legendre(10)
@@ -329,7 +404,7 @@ class AreteKernel:
         return out
 
 
-def _subdivide(p: np.ndarray, q: np.ndarray, cap: np.ndarray) -> np.ndarray:
+def _subdivide(p: FloatArray, q: FloatArray, cap: FloatArray) -> FloatArray:
     """Interior points splitting each [p, q] (p > 0) so every piece [x, x + L] has
     L <= x (geometric grading) and L <= cap."""
     limit = np.minimum(q, 2 * cap)
