@@ -12,11 +12,15 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from .arete import Arete
 from .distributions import Staircase
@@ -47,11 +51,30 @@ COLUMNS = [
 DEFAULT_EPSILONS = np.round(np.geomspace(0.5, 40, 36), 6)
 HEADLINE_EPSILONS = (2.0, 6.0, 10.0, 20.0)
 
+Table: TypeAlias = dict[str, npt.NDArray[np.float64]]
 
-def frontier_row(epsilon: float) -> dict:
+
+def frontier_row(epsilon: float) -> dict[str, float]:
+    """One row of the frontier table: every column of ``COLUMNS`` at ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, > 0 (sensitivity 1).
+
+    Returns
+    -------
+    dict of str to float
+        Errors of Laplace, Staircase (gamma optimal per criterion), the Lemma 3 Arete (NaN outside
+        its range), the calibrated Arete with its parameters and certified loss, and the ratios.
+
+    References
+    ----------
+    Paper B [PS22] (Pagh & Stausholm), Lemma 3; [GV16] (Geng & Viswanath) for the Staircase.
+    """
     row = {"epsilon": float(epsilon), "laplace_abs": 1 / epsilon, "laplace_var": 2 / epsilon**2}
-    row["staircase_abs"] = Staircase(epsilon, gamma=Staircase.optimal_gamma(epsilon, "abs")).mean_abs()
-    row["staircase_var"] = Staircase(epsilon, gamma=Staircase.optimal_gamma(epsilon, "var")).var()
+    row["staircase_abs"] = Staircase(epsilon, gamma=Staircase.optimal_gamma(epsilon, criterion="abs")).mean_abs()
+    row["staircase_var"] = Staircase(epsilon, gamma=Staircase.optimal_gamma(epsilon, criterion="var")).var()
     if Arete.lemma3_applies(epsilon):
         lemma = Arete.from_lemma3(epsilon)
         row["lemma3_abs"], row["lemma3_var"] = lemma.mean_abs(), lemma.var()
@@ -70,7 +93,23 @@ def frontier_row(epsilon: float) -> dict:
     return row
 
 
-def compute(epsilons=DEFAULT_EPSILONS, progress=None):
+def compute(
+    epsilons: Iterable[float] = DEFAULT_EPSILONS, progress: Callable[[float], object] | None = None
+) -> list[dict[str, float]]:
+    """Frontier rows for ``epsilons`` and ``HEADLINE_EPSILONS``, sorted and without duplicates.
+
+    Parameters
+    ----------
+    epsilons : iterable of float, optional
+        Privacy parameters (default ``DEFAULT_EPSILONS``, 36 values from 0.5 to 40).
+    progress : callable, optional
+        Called with the fraction done, in (0, 1], after each row.
+
+    Returns
+    -------
+    list of dict
+        One ``frontier_row`` per epsilon.
+    """
     rows = []
     eps_list = sorted({float(e) for e in epsilons} | set(HEADLINE_EPSILONS))
     for i, eps in enumerate(eps_list):
@@ -80,7 +119,16 @@ def compute(epsilons=DEFAULT_EPSILONS, progress=None):
     return rows
 
 
-def write(rows, path):
+def write(rows: Iterable[Mapping[str, float]], path: str | os.PathLike[str]) -> None:
+    """Write rows as CSV with the header ``COLUMNS``, at full precision (NaN as an empty cell).
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Rows as returned by ``compute``.
+    path : str or path-like
+        Output file (overwritten).
+    """
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
@@ -90,27 +138,68 @@ def write(rows, path):
             writer.writerow(cells)
 
 
-def read(path) -> dict[str, np.ndarray]:
+def read(path: str | os.PathLike[str]) -> Table:
+    """Read a frontier table written by ``write``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        One float array per column of ``COLUMNS`` (NaN for empty cells).
+
+    Raises
+    ------
+    OSError
+        If the file cannot be opened.
+    KeyError, ValueError
+        If a column is missing or a cell is not a number.
+    """
     with open(path, newline="") as handle:
         return _parse(handle)
 
 
-def _parse(handle) -> dict[str, np.ndarray]:
+def _parse(handle: Iterable[str]) -> Table:
+    """Columns of ``COLUMNS`` from CSV lines."""
     rows = list(csv.DictReader(handle))
     return {k: np.array([float(r[k]) if r[k] != "" else math.nan for r in rows]) for k in COLUMNS}
 
 
-def load() -> dict[str, np.ndarray]:
-    """The frontier table shipped with the package (package data)."""
+def load() -> Table:
+    """The frontier table shipped with the package (package data).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        One float array per column of ``COLUMNS``, rows in increasing epsilon.
+
+    Raises
+    ------
+    OSError
+        If the package data is missing.
+    KeyError, ValueError
+        If the file is malformed.
+    """
     text = resources.files("noisecore").joinpath("data", "frontier.csv").read_text()
     return _parse(io.StringIO(text))
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> None:
+    """Regenerate the table: ``python -m noisecore.frontier [path]``.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Command-line arguments (default ``sys.argv[1:]``); the first, if any, is the output path,
+        else ``noisecore/data/frontier.csv``.
+    """
     argv = sys.argv[1:] if argv is None else argv
     path = Path(argv[0]) if argv else Path(__file__).resolve().parent / "data" / "frontier.csv"
 
-    def show(fraction):
+    def show(fraction: float) -> None:
         sys.stderr.write(f"\rfrontier: {100 * fraction:5.1f}%")
         sys.stderr.flush()
 
