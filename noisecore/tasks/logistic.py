@@ -7,9 +7,10 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize
 
-from .base import Task, check_data
+from .base import FloatArray, Task, check_data
 
 _CHUNK = 2048  # parameter vectors per matrix product (memory: n * _CHUNK floats)
 _FAST_CHUNK = 128  # rows of margins per elementwise slice (stays in cache)
@@ -19,11 +20,41 @@ class LogisticRegressionTask(Task):
     """Loss mean(log(1 + exp(-y x.beta))) + lam/2 ||beta||^2 with unit-norm rows and y in {-1, +1}.
 
     The minimiser has l2 sensitivity 2/(n lam) (replace-one) and l1 sensitivity sqrt(d) times that.
+
+    Parameters
+    ----------
+    X : array_like
+        Design matrix, shape (n, d), rows of l2 norm <= 1.
+    y : array_like
+        Labels in {-1, +1}, shape (n,).
+    lam : float, optional
+        Regularisation strength, > 0 (default 0.05).
+    holdout : tuple of array_like, optional
+        Hold-out data (X, y) for ``loss(..., holdout=True)``.
+
+    Raises
+    ------
+    TypeError
+        If an input is not a real array or ``lam`` is not a real number.
+    ValueError
+        If the shapes are wrong, an entry is not finite, a label is not -1 or +1, a row has
+        norm > 1, or ``lam`` <= 0.
+
+    References
+    ----------
+    [CMS11] (Chaudhuri, Monteleoni & Sarwate), output perturbation; Paper A [WWRR22], Section 6.
     """
 
     name = "logistic"
 
-    def __init__(self, X, y, *, lam=0.05, holdout=None):
+    def __init__(
+        self,
+        X: npt.ArrayLike,
+        y: npt.ArrayLike,
+        *,
+        lam: float = 0.05,
+        holdout: tuple[npt.ArrayLike, npt.ArrayLike] | None = None,
+    ) -> None:
         super().__init__(lam)
         X, y = check_data(X, y)
         if not np.isin(y, (-1.0, 1.0)).all():
@@ -38,14 +69,16 @@ class LogisticRegressionTask(Task):
         self.l1_sensitivity = math.sqrt(self.d) * self.l2_sensitivity
         self.optimum = self._fit()
 
-    def _objective(self, beta):
+    def _objective(self, beta: FloatArray) -> tuple[float, FloatArray]:
+        """Training loss and its gradient at ``beta``."""
         margins = self.y * (self.X @ beta)
         loss = np.mean(np.logaddexp(0.0, -margins)) + self.lam / 2 * beta @ beta
         weights = -self.y * 0.5 * (1 - np.tanh(margins / 2))  # -y * sigmoid(-margin)
         grad = self.X.T @ weights / self.n + self.lam * beta
-        return loss, grad
+        return float(loss), grad  # a scalar: beta is 1-d
 
-    def _fit(self):
+    def _fit(self) -> FloatArray:
+        """The non-private minimiser, by L-BFGS-B."""
         res = optimize.minimize(
             self._objective,
             np.zeros(self.d),
@@ -55,10 +88,28 @@ class LogisticRegressionTask(Task):
         )
         return res.x
 
-    def release(self, noise):
+    def release(self, noise: npt.ArrayLike) -> FloatArray:
+        """The minimiser plus noise (output perturbation).
+
+        Parameters
+        ----------
+        noise : array_like
+            Shape (..., d).
+
+        Returns
+        -------
+        numpy.ndarray
+            Released parameters, shape (..., d).
+
+        Raises
+        ------
+        ValueError
+            If the last dimension of ``noise`` is not d.
+        """
         return self.optimum + self._noise(noise)
 
-    def _loss(self, params, *, holdout, clip):
+    def _loss(self, params: FloatArray, *, holdout: bool, clip: float | None) -> FloatArray:
+        """Exact loss in float64, block by block."""
         X, y = (self.X, self.y) if not holdout else self._holdout_data()
         flat = params.reshape(-1, self.d)
         out = np.empty(flat.shape[0])
@@ -70,10 +121,30 @@ class LogisticRegressionTask(Task):
             out[start : start + _CHUNK] = per_example.mean(axis=0) + self.lam / 2 * np.sum(block * block, axis=1)
         return out.reshape(params.shape[:-1])
 
-    def batch_loss(self, params, *, holdout=False, clip=None) -> np.ndarray:
+    def batch_loss(self, params: npt.ArrayLike, *, holdout: bool = False, clip: float | None = None) -> FloatArray:
         """Fast loss for many parameter vectors (experiments): per-example terms in float32,
         means accumulated in float64 (relative error below 1e-6). Margins come from one BLAS
-        product per block; the elementwise softplus runs on cache-sized slices on all cores."""
+        product per block; the elementwise softplus runs on cache-sized slices on all cores.
+
+        Parameters
+        ----------
+        params : array_like
+            Parameter vectors, shape (..., d).
+        holdout : bool, optional
+            Use the hold-out data instead of the training data (default False).
+        clip : float, optional
+            Cap on each example's loss (default None: no cap).
+
+        Returns
+        -------
+        numpy.ndarray
+            The loss, shape (...).
+
+        Raises
+        ------
+        ValueError
+            If ``holdout`` is set and the task has no hold-out data.
+        """
         X, y = (self.X, self.y) if not holdout else self._holdout_data()
         params = np.asarray(params, dtype=float)
         flat = params.reshape(-1, self.d)
@@ -81,7 +152,8 @@ class LogisticRegressionTask(Task):
         out = np.empty(flat.shape[0])
         workers = os.cpu_count() or 1
 
-        def softplus_means(rows, offset):
+        def softplus_means(rows: npt.NDArray[np.float32], offset: int) -> None:
+            """Add the mean (clipped) softplus(-margin) of each row of ``rows`` to ``out`` from ``offset``."""
             # softplus(-m) = log(1 + exp(-|m|)) - min(m, 0); numpy's float32 log is vectorised (SIMD) and
             # about 3.7x faster than its log1p, and 1 + u with u in (0, 1] loses at most 6e-8 absolute
             term = np.abs(rows)
@@ -106,7 +178,8 @@ class LogisticRegressionTask(Task):
                 list(pool.map(lambda i, m=margins, s=start: softplus_means(m[i : i + _FAST_CHUNK], s + i), slices))
         return out.reshape(params.shape[:-1])
 
-    def _holdout_data(self):
+    def _holdout_data(self) -> tuple[FloatArray, FloatArray]:
+        """The hold-out (X, y), or an error if there are none."""
         if self.holdout is None:
             raise ValueError("this task has no hold-out data")
         return self.holdout

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from .._validation import real_array
-from .base import Task
+from .base import FloatArray, Task
 
 _CHUNK = 64  # parameter vectors per block when clipping example by example
 
@@ -16,12 +17,28 @@ class MeanEstimationTask(Task):
     """Release the mean of rows in the unit ball; loss mean((1/2)||x_i - beta||^2) + lam/2 ||beta||^2.
 
     The optimum is the mean shrunk by 1/(1 + lam); l2 sensitivity 2/(n (1 + lam)), l1 sqrt(d) times.
+
+    Parameters
+    ----------
+    X : array_like
+        Rows x_i, shape (n, d) with n, d >= 1, each of l2 norm <= 1.
+    lam : float, optional
+        Regularisation strength; negative values are taken as 0 (default 0).
+    holdout : array_like, optional
+        Hold-out rows for ``loss(..., holdout=True)``.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` or ``holdout`` is not a real array.
+    ValueError
+        If ``X`` has the wrong shape, a non-finite entry or a row of norm > 1.
     """
 
     name = "mean"
     loss_bound = 2.0  # (1/2) ||x - beta||^2 <= 2 when both lie in the unit ball
 
-    def __init__(self, X, *, lam=0.0, holdout=None):
+    def __init__(self, X: npt.ArrayLike, *, lam: float = 0.0, holdout: npt.ArrayLike | None = None) -> None:
         self.lam = max(0.0, float(lam))
         X = real_array("X", X)
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
@@ -37,16 +54,40 @@ class MeanEstimationTask(Task):
         self.l1_sensitivity = math.sqrt(self.d) * self.l2_sensitivity
         self._moments = (X.mean(axis=0), float(np.mean(np.sum(X * X, axis=1))))
 
-    def release(self, noise):
+    def release(self, noise: npt.ArrayLike) -> FloatArray:
+        """The optimum plus noise.
+
+        Parameters
+        ----------
+        noise : array_like
+            Shape (..., d).
+
+        Returns
+        -------
+        numpy.ndarray
+            Released means, shape (..., d).
+
+        Raises
+        ------
+        ValueError
+            If the last dimension of ``noise`` is not d.
+        """
         return self.optimum + self._noise(noise)
 
-    def _loss(self, params, *, holdout, clip):
-        if holdout and self.holdout is None:
+    def _data(self, holdout: bool) -> FloatArray:
+        """The training rows, or the hold-out rows (an error if there are none)."""
+        if not holdout:
+            return self.X
+        if self.holdout is None:
             raise ValueError("this task has no hold-out data")
+        return self.holdout
+
+    def _loss(self, params: FloatArray, *, holdout: bool, clip: float | None) -> FloatArray:
+        """Loss of parameters (shape (..., d)); with ``clip``, each example's loss is capped first."""
+        X = self._data(holdout)
         sq = np.sum(params * params, axis=-1)
         if clip is not None:
             # each example's loss is capped (not the mean), so the mean has sensitivity clip / n
-            X = self.holdout if holdout else self.X
             flat = params.reshape(-1, self.d)
             out = np.empty(flat.shape[0])
             for start in range(0, flat.shape[0], _CHUNK):
@@ -55,7 +96,7 @@ class MeanEstimationTask(Task):
                 out[start : start + _CHUNK] = np.minimum(per_example, clip).mean(axis=1)
             return out.reshape(params.shape[:-1]) + self.lam / 2 * sq
         if holdout:
-            mean, second = self.holdout.mean(axis=0), float(np.mean(np.sum(self.holdout**2, axis=1)))
+            mean, second = X.mean(axis=0), float(np.mean(np.sum(X**2, axis=1)))
         else:
             mean, second = self._moments
         return 0.5 * (second - 2 * params @ mean + sq) + self.lam / 2 * sq

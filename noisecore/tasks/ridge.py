@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
-from .base import Task, check_data
+from .base import FloatArray, Task, check_data
 
 _CHUNK = 2048
 
@@ -18,11 +19,42 @@ class RidgeRegressionTask(Task):
     d^2 + d. Each block has l2 sensitivity 2 (replace-one), so the whole vector has
     sqrt(8); l1 sensitivities 2d and 2 sqrt(d), together 2d + 2 sqrt(d). The parameter is
     recomputed from the noisy statistics (symmetrised, projected to positive semi-definite).
+
+    Parameters
+    ----------
+    X : array_like
+        Design matrix, shape (n, d), rows of l2 norm <= 1.
+    y : array_like
+        Targets in [-1, 1], shape (n,).
+    lam : float, optional
+        Regularisation strength, > 0 (default 0.05).
+    holdout : tuple of array_like, optional
+        Hold-out data (X, y) for ``loss(..., holdout=True)``.
+
+    Raises
+    ------
+    TypeError
+        If an input is not a real array or ``lam`` is not a real number.
+    ValueError
+        If the shapes are wrong, an entry is not finite, |y| > 1, a row has norm > 1, or
+        ``lam`` <= 0.
+
+    References
+    ----------
+    [STU17] (Smith, Thakurta & Upadhyay), covariance perturbation; [LNRWW17] (Ligett et al.);
+    Paper A [WWRR22], Section 6.
     """
 
     name = "ridge"
 
-    def __init__(self, X, y, *, lam=0.05, holdout=None):
+    def __init__(
+        self,
+        X: npt.ArrayLike,
+        y: npt.ArrayLike,
+        *,
+        lam: float = 0.05,
+        holdout: tuple[npt.ArrayLike, npt.ArrayLike] | None = None,
+    ) -> None:
         super().__init__(lam)
         X, y = check_data(X, y)
         if (np.abs(y) > 1).any():
@@ -38,12 +70,36 @@ class RidgeRegressionTask(Task):
         self.yy = float(y @ y)
         self.l2_sensitivity = math.sqrt(8.0)
         self.l1_sensitivity = 2.0 * self.d + 2.0 * math.sqrt(self.d)
-        self.optimum = np.linalg.solve(self.gram + self.n * self.lam * np.eye(self.d), self.cross)
+        ridge_gram = self.gram + self.n * self.lam * np.eye(self.d)
+        self.optimum = np.linalg.solve(ridge_gram, self.cross)  # type: ignore[assignment]  # stubs widen dtype
         if self.holdout is not None:
             hX, hy = self.holdout
-            self._holdout_stats = (hX.T @ hX, hX.T @ hy, float(hy @ hy), hX.shape[0])
+            self._holdout_stats: tuple[FloatArray, FloatArray, float, int] = (
+                hX.T @ hX,
+                hX.T @ hy,
+                float(hy @ hy),
+                hX.shape[0],
+            )
 
-    def release(self, noise):
+    def release(self, noise: npt.ArrayLike) -> FloatArray:
+        """Parameters solved from the noisy statistics: noise[..., :d*d] perturbs X^T X (row-major),
+        noise[..., d*d:] perturbs X^T y.
+
+        Parameters
+        ----------
+        noise : array_like
+            Shape (..., d^2 + d).
+
+        Returns
+        -------
+        numpy.ndarray
+            Released parameters, shape (..., d).
+
+        Raises
+        ------
+        ValueError
+            If the last dimension of ``noise`` is not d^2 + d.
+        """
         noise = self._noise(noise)
         lead = noise.shape[:-1]
         flat = noise.reshape(-1, self.noise_dim)
@@ -62,7 +118,8 @@ class RidgeRegressionTask(Task):
         del ridge
         return out.reshape((*lead, d))
 
-    def _loss(self, params, *, holdout, clip):
+    def _loss(self, params: FloatArray, *, holdout: bool, clip: float | None) -> FloatArray:
+        """Loss from the sufficient statistics; with ``clip``, example by example on the training data."""
         flat = params.reshape(-1, self.d)
         if clip is not None:
             out = np.empty(flat.shape[0])
