@@ -131,14 +131,14 @@ def bench_release(bound, T):
 
 
 def main():
-    bound = LinearBoundary.optimized_for(0.3, 1e-6)
-    T = float(bound.time_for(0.3))
+    bound = LinearBoundary.calibrated(0.3, delta=1e-6)
+    T = float(bound.calibrated_time(0.3))
     bench_paths(bound, T)
     bench_release(bound, T)
 
-    mix = MixtureBoundary.optimized_for(0.3, 1e-6)
+    mix = MixtureBoundary.calibrated(0.3, delta=1e-6)
     targets = np.geomspace(0.01, 10, 10_000)
-    t_vec = median_time(lambda: mix.time_for(targets), repeats=5)
+    t_vec = median_time(lambda: mix.calibrated_time(targets), repeats=5)
 
     def one_by_one():
         out = np.empty(targets.size)
@@ -149,13 +149,13 @@ def main():
     start = time.perf_counter()
     reference = one_by_one()
     t_brent = time.perf_counter() - start
-    agree = np.max(np.abs(mix.time_for(targets) / reference - 1))
+    agree = np.max(np.abs(mix.calibrated_time(targets) / reference - 1))
     print(
         f"10,000 mixture-boundary inversions: vectorised {t_vec * 1e3:7.2f} ms; brentq loop "
         f"{t_brent * 1e3:8.1f} ms; speed-up {t_brent / t_vec:6.1f}x; max rel. difference {agree:.1e}"
     )
-    lin = LinearBoundary.optimized_for(0.3, 1e-6)
-    t_lin = median_time(lambda: lin.time_for(targets + 0.2))
+    lin = LinearBoundary.calibrated(0.3, delta=1e-6)
+    t_lin = median_time(lambda: lin.calibrated_time(targets + 0.2))
     print(f"10,000 linear-boundary inversions (closed form): {t_lin * 1e3:7.3f} ms")
 
 

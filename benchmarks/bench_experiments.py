@@ -31,7 +31,7 @@ from noisecore.experiments import default_epsilons, default_task, run_experiment
 
 
 def loop(task, eps, trials, seed=0):
-    boundary = LinearBoundary.optimized_for(0.3, 1e-6, task.l2_sensitivity)
+    boundary = LinearBoundary.calibrated(0.3, delta=1e-6, sensitivity=task.l2_sensitivity)
     rng = np.random.default_rng(seed)
     bm = np.empty((trials, eps.size))
     lnr = np.empty((trials, eps.size))
@@ -51,14 +51,14 @@ def timed(func):
 
 
 def logistic(args):
-    task = default_task("logistic")
+    task = default_task("logistic", rng=0)
     eps = default_epsilons(60)
     print(
         f"1. logistic trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, n = {task.n:,}, d = {task.d}"
     )
     ratios = []
     for repeat in range(args.repeats):
-        t_vec, result = timed(lambda r=repeat: tradeoff_experiment(task, eps, trials=args.trials, rng=r))
+        t_vec, result = timed(lambda r=repeat: tradeoff_experiment(task, epsilons=eps, trials=args.trials, rng=r))
         t_loop, (bm, _) = timed(lambda r=repeat: loop(task, eps, args.loop_trials, seed=r))
         t_loop *= args.trials / args.loop_trials
         ratios.append(t_loop / t_vec)
@@ -76,31 +76,36 @@ def logistic(args):
 
 
 def ridge(args):
-    task = default_task("ridge")
+    task = default_task("ridge", rng=0)
     eps = default_epsilons(60)
     print(
         f"2. ridge trade-off: {args.trials} trials x {eps.size} levels x 2 mechanisms, d = {task.d} "
         f"({args.trials * eps.size * 2:,} eigendecompositions of {task.d} x {task.d})"
     )
-    t_base, base = timed(lambda: run_experiment(task, eps, trials=args.trials, rng=0))
+    t_base, base = timed(lambda: run_experiment(task, epsilons=eps, trials=args.trials, rng=0))
     print(f"   baseline (BLAS default threads, 1 process): {t_base:6.1f} s")
-    t_one, one = timed(lambda: run_experiment(task, eps, trials=args.trials, rng=0, mapper=process_mapper(1)))
+    t_one, one = timed(lambda: run_experiment(task, epsilons=eps, trials=args.trials, rng=0, mapper=process_mapper(1)))
     print(f"   BLAS on one thread, 1 process:              {t_one:6.1f} s   ({t_base / t_one:4.2f}x)")
-    t_two, two = timed(lambda: run_experiment(task, eps, trials=args.trials, rng=0, mapper=process_mapper(2)))
+    t_two, two = timed(lambda: run_experiment(task, epsilons=eps, trials=args.trials, rng=0, mapper=process_mapper(2)))
     print(f"   BLAS on one thread, 2 worker processes:     {t_two:6.1f} s   ({t_base / t_two:4.2f}x)")
     gap = max(np.max(np.abs(r.tradeoff.bm_mean - base.tradeoff.bm_mean) / base.tradeoff.bm_mean) for r in (one, two))
     print(f"   same numbers: largest relative difference of the mean curves {gap:.1e} (BLAS rounding)")
 
 
 def quick():
-    levels = level_grid(0.16, 5.0, 30)
+    levels = level_grid(0.16, 5.0, count=30)
     times = []
     for seed in range(3):
 
         def run(seed=seed):
             prepared = prepare(ExperimentSpec(seed=seed))
             return run_experiment(
-                prepared.task, levels, target=prepared.suggested_target, trials=100, rng=seed, mapper=process_mapper(1)
+                prepared.task,
+                epsilons=levels,
+                target=prepared.suggested_target,
+                trials=100,
+                rng=seed,
+                mapper=process_mapper(1),
             )
 
         times.append(timed(run)[0])

@@ -30,8 +30,11 @@ hv.extension("bokeh", logo=False)
 
 
 def results(count=6):
-    task = default_task("mean", n=400)
-    return [run_experiment(task, np.geomspace(0.16, 5, 30), target=0.19, trials=50, rng=seed) for seed in range(count)]
+    task = default_task("mean", n=400, rng=0)
+    return [
+        run_experiment(task, epsilons=np.geomspace(0.16, 5, 30), target=0.19, trials=50, rng=seed)
+        for seed in range(count)
+    ]
 
 
 def bokeh_side(runs):

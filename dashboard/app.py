@@ -222,9 +222,9 @@ def warm_up(pool: ComputePool) -> int:
     else:
         for call in chunk_calls(
             prepared.task,
-            level_grid(*config.levels, config.count),
+            levels=level_grid(*config.levels, count=config.count),
             trials=config.trials,
-            seed=spec.seed,
+            rng=spec.seed,
             target=prepared.suggested_target,
             delta=Settings().delta,
         ):
@@ -237,7 +237,7 @@ def warm_up(pool: ComputePool) -> int:
         settings.apply(preset)
         _, calls = dropout_calls(settings, comparison_for(settings, table))
         study = functools.partial(
-            cached_study, epsilon=settings.epsilon, delta=settings.delta, rho=settings.rho, seed=settings.seed
+            cached_study, epsilon=settings.epsilon, delta=settings.delta, rho=settings.rho, rng=settings.seed
         )
         for call in [*calls, study]:
             pool.future(call.func, *call.args, **call.keywords)

@@ -53,9 +53,9 @@ class ProgressBar:
         self.stream.flush()
 
 
-def build_task(name, data=None, n=10_000, lam=0.05, seed=0):
+def build_task(name, *, data=None, n=10_000, lam=0.05, rng=None):
     if data is None:
-        return default_task(name, n=n, lam=lam, seed=seed)
+        return default_task(name, n=n, lam=lam, rng=rng)
     loader = {"logistic": load_kddcup, "ridge": load_twitter_buzz}.get(name)
     if loader is None:
         raise ValueError("--data is supported for the logistic (KDD Cup 99) and ridge (Twitter buzz) tasks")
@@ -64,9 +64,9 @@ def build_task(name, data=None, n=10_000, lam=0.05, seed=0):
     X, y = loader(data)
     if len(y) < 4:
         raise ValueError(f"--data {data}: {len(y)} rows; at least 4 are needed (half train, half hold-out)")
-    order = np.random.default_rng(seed).permutation(len(y))[: 2 * n]
+    order = np.random.default_rng(rng).permutation(len(y))[: 2 * n]
     X, y = X[order], y[order]
-    (Xt, yt), hold = split(X, y, len(y) // 2)
+    (Xt, yt), hold = split(X, y, n_train=len(y) // 2)
     cls = LogisticRegressionTask if name == "logistic" else RidgeRegressionTask
     return cls(Xt, yt, lam=lam, holdout=hold)
 
@@ -168,11 +168,11 @@ def run(args):
     if args.dask_scheduler is not None or args.dask_local is not None:
         pool = ComputePool(scheduler=args.dask_scheduler, local_workers=args.dask_local)
     out = Path(args.out)
-    task = build_task(args.task, args.data, seed=args.seed)
+    task = build_task(args.task, data=args.data, rng=args.seed)
     eps = default_epsilons(args.levels)
     target = args.target if args.target is not None else DEFAULT_TARGETS[args.task]
     if args.data is not None and args.target is None:
-        target = pilot_target(task, seed=args.seed)
+        target = pilot_target(task, rng=args.seed)
     try:
         if pool is None:
             mapper, progress = process_mapper(args.workers), ProgressBar("trials")
@@ -180,7 +180,7 @@ def run(args):
             print(f"running the trials on {pool.describe()}", file=sys.stderr)
             mapper, progress = pool_mapper(pool), None
         result = run_experiment(
-            task, eps, target=target, trials=args.trials, rng=args.seed, mapper=mapper, progress=progress
+            task, epsilons=eps, target=target, trials=args.trials, rng=args.seed, mapper=mapper, progress=progress
         )
     finally:
         if pool is not None:

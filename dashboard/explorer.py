@@ -116,7 +116,7 @@ class Prepared:
     description: str
 
 
-def inspect_table(content: bytes, filename: str = "upload.csv") -> tuple[str, ...]:
+def inspect_table(content: bytes, *, filename: str = "upload.csv") -> tuple[str, ...]:
     """The column names of an uploaded CSV table, after checking every cell (errors name the line)."""
     names, _ = read_table(content, source=filename)
     return tuple(names)
@@ -131,13 +131,13 @@ def _task(name, train, hold):
     return MeanEstimationTask(X, lam=0.0, holdout=hX)
 
 
-def prepare(spec: ExperimentSpec, folder: Path | None = None) -> Prepared:
+def prepare(spec: ExperimentSpec, *, folder: Path | None = None) -> Prepared:
     """Build the task for ``spec`` (fit the non-private optimum) and its default target loss: paper
     A's rule, the optimum plus BM's mean excess loss at the tuned level eps = 0.3, rounded up."""
     if spec.task not in DEFAULT_TARGETS:
         raise ValueError(f'task must be "logistic", "ridge" or "mean", got {spec.task!r}')
     if spec.source == "synthetic":
-        task = default_task(spec.task, n=DATA_ROWS, seed=0)
+        task = default_task(spec.task, n=DATA_ROWS, rng=0)
         return Prepared(
             task,
             DEFAULT_TARGETS[spec.task],
@@ -148,7 +148,7 @@ def prepare(spec: ExperimentSpec, folder: Path | None = None) -> Prepared:
             raise ValueError("upload a CSV file first (a header row, then numeric rows)")
         names, values = read_table(spec.content, source=spec.filename)
         train, hold = table_task_data(
-            names, values, task=spec.task, target=spec.target_column, max_rows=2 * DATA_ROWS, seed=spec.seed
+            names, values, task=spec.task, target=spec.target_column, max_rows=2 * DATA_ROWS, rng=spec.seed
         )
         where = f"{spec.filename}"
         if spec.task != "mean":
@@ -164,28 +164,37 @@ def prepare(spec: ExperimentSpec, folder: Path | None = None) -> Prepared:
         loader = load_kddcup if spec.source == "kddcup" else load_twitter_buzz
         X, y = loader(folder / DATA_FILES[spec.source])
         order = np.random.default_rng(spec.seed).permutation(len(y))[: 2 * DATA_ROWS]
-        train, hold = split(X[order], y[order], len(order) // 2)
+        train, hold = split(X[order], y[order], n_train=len(order) // 2)
         where = SOURCES[spec.source]
     else:
         raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {spec.source!r}")
     task = _task(spec.task, train, hold)
-    target = pilot_target(task, seed=spec.seed)
+    target = pilot_target(task, rng=spec.seed)
     return Prepared(task, target, f"{where}: {task.n:,} training rows, {task.d} features, as many public hold-out rows")
 
 
-def level_grid(low: float, high: float, count: int) -> tuple[float, ...]:
+def level_grid(low: float, high: float, *, count: int) -> tuple[float, ...]:
     """Log-spaced privacy levels, as a tuple (hashable) rounded to 6 significant digits."""
     if not 0 < low < high:
         raise ValueError(f"the privacy levels need 0 < lowest < highest, got {low:g} and {high:g}")
     return tuple(float(f"{e:.6g}") for e in np.geomspace(low, high, count))
 
 
-def chunk_calls(task: Task, levels, *, trials: int, seed: int, target: float, delta: float = 1e-6):
-    """The experiment as independent calls (one per chunk of trials, each from its own child seed)."""
-    count = len(chunk_plan(trials, seed))
+def chunk_calls(task: Task, *, levels, trials: int, rng: int, target: float, delta: float = 1e-6):
+    """The experiment as independent calls (one per chunk of trials, each from its own child seed of the
+    integer seed ``rng``)."""
+    count = len(chunk_plan(trials, rng=rng))
     return [
         functools.partial(
-            run_capped, planned_chunk, task, tuple(levels), trials, seed, index, target=target, delta=delta
+            run_capped,
+            planned_chunk,
+            task,
+            epsilons=tuple(levels),
+            trials=trials,
+            rng=rng,
+            index=index,
+            target=target,
+            delta=delta,
         )
         for index in range(count)
     ]

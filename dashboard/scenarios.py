@@ -1,7 +1,7 @@
 """The story layer: what each view draws and says, as UI-free, tested scenario builders.
 
 numpy and ``noisecore`` only (no Panel, no Bokeh), so a notebook or a test can call them. Every
-builder takes keyword-only arguments and a ``seed`` (an int, a ``SeedSequence`` or a Generator)
+builder takes keyword-only arguments and an ``rng`` (an int seed, a ``SeedSequence`` or a Generator)
 from which child streams are spawned, and returns a frozen dataclass of numpy arrays. The
 mathematics lives in ``noisecore``; this module only arranges it into the scenes the views show.
 
@@ -68,15 +68,15 @@ LOCAL_SEARCH_SETS = {
 }
 
 
-def _streams(seed, count: int) -> list[np.random.Generator]:
-    """``count`` independent child generators of one seed (numpy's SeedSequence spawning)."""
-    return list(np.random.default_rng(seed).spawn(count))
+def _streams(rng, count: int) -> list[np.random.Generator]:
+    """``count`` independent child generators of one seed or generator (numpy's SeedSequence spawning)."""
+    return list(np.random.default_rng(rng).spawn(count))
 
 
 def mixture_boundary(*, delta, rho, sensitivity=1.0) -> MixtureBoundary:
     """psi_M with rho in units of the sensitivity squared, so rho keeps its meaning at any D."""
     sensitivity = positive("sensitivity", sensitivity)
-    return MixtureBoundary(delta, positive("rho", rho) * sensitivity**2, sensitivity)
+    return MixtureBoundary(delta, positive("rho", rho) * sensitivity**2, sensitivity=sensitivity)
 
 
 # --- Brownian rewind ----------------------------------------------------------------------
@@ -125,7 +125,7 @@ def rewind_scenario(
     confidence=0.9,
     frames=120,
     path_points=600,
-    seed=0,
+    rng=None,
 ) -> RewindScenario:
     """Release at privacy levels from epsilon/10 up to epsilon (mixture boundary psi_M with
     rho in units of D^2), one frame per level, and stop by ``stop_rule`` (see ``STOP_RULES``)."""
@@ -139,8 +139,8 @@ def rewind_scenario(
     boundary = mixture_boundary(delta=delta, rho=rho, sensitivity=sensitivity)
     D = boundary.sensitivity
     levels = np.geomspace(epsilon / 10, epsilon, frames)
-    times = np.asarray(boundary.time_for(levels), dtype=float)
-    path_rng, check_rng = _streams(seed, 2)
+    times = np.asarray(boundary.calibrated_time(levels), dtype=float)
+    path_rng, check_rng = _streams(rng, 2)
     value = np.zeros(dim)
     mech = BrownianMechanism(value, sensitivity=D, boundary=boundary, rng=path_rng)
     mech.release(times[0])
@@ -162,7 +162,7 @@ def rewind_scenario(
         rat = ReducedAboveThreshold(-target, sensitivity=D, epsilon_max=float(psi[-1]), rng=check_rng)
         stop = -1
         for n in range(frames):
-            if rat.check(-error[n], min(float(psi[n]), float(psi[-1]))):
+            if rat.check(-error[n], epsilon=min(float(psi[n]), float(psi[-1]))):
                 stop = n
                 break
         cost = 2 * float(psi[stop]) if stop >= 0 else 2 * float(psi[-1])
@@ -224,29 +224,29 @@ def boundary_curves(*, epsilon, delta, rho, sensitivity=1.0, points=200) -> Boun
     points = positive_int("points", points)
     mix = mixture_boundary(delta=delta, rho=rho, sensitivity=sensitivity)
     D = mix.sensitivity
-    lin = LinearBoundary.optimized_for(epsilon, mix.delta, D)
-    t_star = float(lin.time_for(epsilon))
+    lin = LinearBoundary.calibrated(epsilon, delta=mix.delta, sensitivity=D)
+    t_star = float(lin.calibrated_time(epsilon))
     t = np.geomspace(t_star / 1e3, t_star * 1e3, points)
     eps_grid = np.geomspace(epsilon / 20, epsilon * 20, points)
     lin_ok = eps_grid > lin.floor()
     lin_time = np.full(eps_grid.shape, np.nan)
-    lin_time[lin_ok] = lin.time_for(eps_grid[lin_ok])
+    lin_time[lin_ok] = lin.calibrated_time(eps_grid[lin_ok])
     coarse = np.unique(np.r_[eps_grid[:: max(1, points // 40)], eps_grid[-1]])
-    gauss = np.array([gaussian_variance(e, mix.delta, D) for e in coarse])
+    gauss = np.array([gaussian_variance(e, delta=mix.delta, sensitivity=D) for e in coarse])
     gauss_full = np.exp(np.interp(np.log(eps_grid), np.log(coarse), np.log(gauss)))
-    pdp = np.array([gaussian_pdp_variance(e, mix.delta, D) for e in eps_grid])
+    pdp = np.array([gaussian_pdp_variance(e, delta=mix.delta, sensitivity=D) for e in eps_grid])
     marks = {
-        "mixture": float(mix.time_for(epsilon)),
+        "mixture": float(mix.calibrated_time(epsilon)),
         "linear": t_star,
-        "gaussian": gaussian_variance(epsilon, mix.delta, D),
-        "pdp": gaussian_pdp_variance(epsilon, mix.delta, D),
+        "gaussian": gaussian_variance(epsilon, delta=mix.delta, sensitivity=D),
+        "pdp": gaussian_pdp_variance(epsilon, delta=mix.delta, sensitivity=D),
     }
     return BoundaryCurves(
         t,
         np.asarray(mix.epsilon(t)),
         np.asarray(lin.epsilon(t)),
         eps_grid,
-        np.asarray(mix.time_for(eps_grid)),
+        np.asarray(mix.calibrated_time(eps_grid)),
         lin_time,
         gauss_full,
         pdp,
@@ -264,7 +264,7 @@ class CrossingStudy:
     paths: int
 
 
-def crossing_study(boundary: PrivacyBoundary, t, *, paths=2000, shown=25, seed=0) -> CrossingStudy:
+def crossing_study(boundary: PrivacyBoundary, *, t, paths=2000, shown=25, rng=None) -> CrossingStudy:
     """Simulate realized privacy losses D^2/(2t) + (D/t) W_t against one fixed neighbour on the
     increasing grid ``t`` (paper A, Theorem 3.2)."""
     if not isinstance(boundary, PrivacyBoundary):
@@ -273,7 +273,7 @@ def crossing_study(boundary: PrivacyBoundary, t, *, paths=2000, shown=25, seed=0
     if t.ndim != 1 or t.size < 2 or (np.diff(t) <= 0).any() or t[0] <= 0:
         raise ValueError("t must be an increasing 1-d array of positive times")
     D = boundary.sensitivity
-    w = bm_noise(t[::-1], 1, positive_int("paths", paths), np.random.default_rng(seed))[:, ::-1, 0]
+    w = bm_noise(t[::-1], dim=1, trials=positive_int("paths", paths), rng=np.random.default_rng(rng))[:, ::-1, 0]
     losses = D * D / (2 * t) + D * w / t
     psi = np.asarray(boundary.epsilon(t))
     crossed = (losses > psi).any(axis=1)
@@ -302,11 +302,11 @@ def arete_for(*, epsilon, sensitivity=1.0, source="lemma3", alpha=None, theta=No
     the nearest local-search set (scaled by the sensitivity), or manual."""
     if source == "calibrated":
         if table is None:
-            return Arete.calibrated(epsilon, sensitivity)
+            return Arete.calibrated(epsilon, sensitivity=sensitivity)
         arete = tabulated_calibration(epsilon=epsilon, sensitivity=sensitivity, table=table)[0]
-        return arete if arete is not None else Arete.calibrated(epsilon, sensitivity)
+        return arete if arete is not None else Arete.calibrated(epsilon, sensitivity=sensitivity)
     if source == "lemma3":
-        return Arete.from_lemma3(epsilon, sensitivity)
+        return Arete.from_lemma3(epsilon, sensitivity=sensitivity)
     if source == "local-search":
         key = min(LOCAL_SEARCH_SETS, key=lambda k: abs(k - epsilon))
         a, th, la = LOCAL_SEARCH_SETS[key]
@@ -384,8 +384,8 @@ def noise_comparison(
     epsilon = positive("epsilon", epsilon)
     sensitivity = positive("sensitivity", sensitivity)
     users = positive_int("users", users)
-    lap = Laplace.for_epsilon(epsilon, sensitivity)
-    stair = Staircase(epsilon, sensitivity)
+    lap = Laplace.calibrated(epsilon, sensitivity=sensitivity)
+    stair = Staircase(epsilon, sensitivity=sensitivity)
     note = {
         "calibrated": "calibrated",
         "lemma3": "Lemma 3",
@@ -430,7 +430,7 @@ def noise_comparison(
     )
 
 
-def loss_profile(dist, distances) -> np.ndarray:
+def loss_profile(dist, *, distances) -> np.ndarray:
     """Worst-case privacy loss against output distance (paper B, Figure 3), for plotting.
 
     Laplace and Staircase are exact. For the Arete the supremum over t is taken on one shared
@@ -497,9 +497,9 @@ class ClassificationStory:
 
 
 @functools.lru_cache(maxsize=4)
-def classification_story(seed: int = 0) -> ClassificationStory:
-    """Deterministic synthetic data (cached: every session asks for the same)."""
-    (X, y), hold = split(*synthetic_classification(2 * RAT_ROWS, RAT_DIM, seed=seed), RAT_ROWS)
+def classification_story(*, rng: int = 0) -> ClassificationStory:
+    """Deterministic synthetic data from an integer seed (cached: every session asks for the same)."""
+    (X, y), hold = split(*synthetic_classification(2 * RAT_ROWS, d=RAT_DIM, rng=rng), n_train=RAT_ROWS)
     task = LogisticRegressionTask(X, y, lam=RAT_LAM, holdout=hold)
     public = LogisticRegressionTask(*hold, lam=RAT_LAM)
     reference = float(np.mean((hold[0] @ public.optimum) * hold[1] <= 0))
@@ -510,7 +510,7 @@ def _rat_levels(epsilon, delta, rho, rounds, story: ClassificationStory):
     epsilon = positive("epsilon", epsilon)
     boundary = mixture_boundary(delta=delta, rho=rho, sensitivity=story.task.l2_sensitivity)
     eps = np.geomspace(epsilon / 10, epsilon, positive_int("rounds", rounds))
-    return eps, np.asarray(boundary.time_for(eps), dtype=float)
+    return eps, np.asarray(boundary.calibrated_time(eps), dtype=float)
 
 
 def _target(target, story):
@@ -531,20 +531,20 @@ class RatRun:
     at_cost: float  # psi(T_N) + eps_AT: AboveThreshold checking the same releases
 
 
-def rat_run(*, epsilon, delta, rho, target=None, rounds=20, at_epsilon=0.5, seed=0) -> RatRun:
+def rat_run(*, epsilon, delta, rho, target=None, rounds=20, at_epsilon=0.5, rng=None) -> RatRun:
     """One RAT run (the core's ``ReducedAboveThreshold``, round by round) checking a private
     logistic regression released by the Brownian mechanism at eps_n from epsilon/10 to epsilon."""
     story = classification_story()
     target = _target(target, story)
     eps, times = _rat_levels(epsilon, delta, rho, rounds, story)
-    noise_rng, check_rng = _streams(seed, 2)
-    params = story.task.release(bm_noise(times, story.task.d, 1, noise_rng)[0])
+    noise_rng, check_rng = _streams(rng, 2)
+    params = story.task.release(bm_noise(times, dim=story.task.d, trials=1, rng=noise_rng)[0])
     error = story.error_rate(params)
     rat = ReducedAboveThreshold(
         1.0 - target, sensitivity=story.utility_sensitivity, epsilon_max=float(eps[-1]), rng=check_rng
     )
     for n in range(eps.size):
-        if rat.check(1.0 - error[n], float(eps[n])):
+        if rat.check(1.0 - error[n], epsilon=float(eps[n])):
             break
     checked = rat.rounds
     pad = np.full(eps.size - len(checked), np.nan)
@@ -592,7 +592,7 @@ class RatStudy:
         return out
 
 
-def rat_study(*, epsilon, delta, rho, target=None, rounds=20, runs=1000, at_epsilon=0.5, seed=0) -> RatStudy:
+def rat_study(*, epsilon, delta, rho, target=None, rounds=20, runs=1000, at_epsilon=0.5, rng=None) -> RatStudy:
     """Many independent runs on the same private data: stopping round, ex-post epsilon and true
     error at the halt for the hold-out check (public data: psi(T_N)), AboveThreshold (private,
     psi(T_N) + eps_AT) and RAT (private, 2 psi(T_N))."""
@@ -601,8 +601,8 @@ def rat_study(*, epsilon, delta, rho, target=None, rounds=20, runs=1000, at_epsi
     at_epsilon = positive("at_epsilon", at_epsilon)
     eps, times = _rat_levels(epsilon, delta, rho, rounds, story)
     runs = positive_int("runs", runs)
-    noise_rng, at_rng, rat_rng = _streams(seed, 3)
-    params = story.task.release(bm_noise(times, story.task.d, runs, noise_rng))
+    noise_rng, at_rng, rat_rng = _streams(rng, 3)
+    params = story.task.release(bm_noise(times, dim=story.task.d, trials=runs, rng=noise_rng))
     error = story.error_rate(params)
     accuracy = 1.0 - error
     S = story.utility_sensitivity
@@ -611,10 +611,10 @@ def rat_study(*, epsilon, delta, rho, target=None, rounds=20, runs=1000, at_epsi
     stops = {
         "hold-out": np.where(holdout.any(axis=1), first, 0),
         "AboveThreshold": simulate_above_threshold_stopping(
-            accuracy, 1.0 - target, sensitivity=S, epsilon=at_epsilon, rng=at_rng
+            accuracy, threshold=1.0 - target, sensitivity=S, epsilon=at_epsilon, rng=at_rng
         ),
         "RAT": simulate_rat_stopping(
-            accuracy, eps, 1.0 - target, sensitivity=S, epsilon_max=float(eps[-1]), rng=rat_rng
+            accuracy, epsilons=eps, threshold=1.0 - target, sensitivity=S, epsilon_max=float(eps[-1]), rng=rat_rng
         ),
     }
     cost = {"hold-out": (1.0, 0.0), "AboveThreshold": (1.0, at_epsilon), "RAT": (2.0, 0.0)}

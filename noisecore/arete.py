@@ -72,7 +72,7 @@ class Arete(NoiseDistribution):
         self._kernel = AreteKernel(self.alpha, self.theta / self._unit, self.lam / self._unit)
 
     @classmethod
-    def from_lemma3(cls, epsilon, sensitivity=1.0) -> Arete:
+    def from_lemma3(cls, epsilon, *, sensitivity=1.0) -> Arete:
         """Paper B, Lemma 3: alpha = e^(-eps/4), theta = 4 sensitivity/eps, lam = e^(-eps/4).
 
         The lemma proves epsilon-DP for sensitivity >= 2/e and eps >= 20 + 4 ln(sensitivity);
@@ -91,7 +91,7 @@ class Arete(NoiseDistribution):
             ) from None
 
     @classmethod
-    def calibrated(cls, epsilon, sensitivity=1.0, objective="abs") -> Arete:
+    def calibrated(cls, epsilon, *, sensitivity=1.0, objective="abs") -> Arete:
         """The Arete minimising E|Z| ("abs") or the variance ("var") subject to the certified
         ``privacy_loss(sensitivity) <= epsilon`` (see ``noisecore._arete_calibration``).
 
@@ -112,7 +112,7 @@ class Arete(NoiseDistribution):
         return cls(alpha, theta * sensitivity, lam * sensitivity)
 
     @staticmethod
-    def lemma3_applies(epsilon, sensitivity=1.0) -> bool:
+    def lemma3_applies(epsilon, *, sensitivity=1.0) -> bool:
         """Whether (epsilon, sensitivity) lies in Lemma 3's stated range."""
         epsilon = positive("epsilon", epsilon)
         sensitivity = check_sensitivity(sensitivity)
@@ -171,7 +171,7 @@ class Arete(NoiseDistribution):
         """The share distribution for n parties (paper B, Lemma 10)."""
         return AreteShare(self.alpha, self.theta, self.lam, positive_int("n", n))
 
-    def sample_shares(self, n, size=None, *, rng=None):
+    def sample_shares(self, n, *, size=None, rng=None):
         """Samples of n shares, shape ``size + (n,)``; each row sums to an Arete draw."""
         share = self.shares(n)
         size = _check_size(size)

@@ -2,7 +2,7 @@
 
 A delta-privacy boundary psi bounds the realized privacy loss of the Brownian mechanism at
 every release time simultaneously, with probability at least 1 - delta. Releasing at time t
-therefore costs psi(t) ex post; ``time_for(epsilon)`` is the least time (noise variance)
+therefore costs psi(t) ex post; ``calibrated_time(epsilon)`` is the least time (noise variance)
 whose boundary value is at most epsilon. The boundary must be fixed before the first
 release: re-optimising it along the way voids the time-uniform guarantee.
 """
@@ -33,7 +33,7 @@ def _positive_times(name, value):
 
 
 class PrivacyBoundary(Immutable):
-    """Common interface: ``epsilon(t)`` (vectorised) and its inverse ``time_for``. Immutable."""
+    """Common interface: ``epsilon(t)`` (vectorised) and its inverse ``calibrated_time``. Immutable."""
 
     delta: float
     sensitivity: float
@@ -51,7 +51,7 @@ class PrivacyBoundary(Immutable):
         """inf_t psi(t): targets at or below it are unreachable."""
         return 0.0
 
-    def time_for(self, epsilon):
+    def calibrated_time(self, epsilon):
         """Least t with psi(t) <= epsilon (vectorised; psi decreases in t). Times lie in
         [1e-100, 1e100]: an epsilon whose time falls outside is an error naming it."""
         eps = real_array("epsilon", epsilon)
@@ -78,7 +78,7 @@ class MixtureBoundary(PrivacyBoundary):
     D is the l2 sensitivity. For delta < e^(-1/2) psi_M decreases strictly from +inf to 0.
     """
 
-    def __init__(self, delta, rho, sensitivity=1.0):
+    def __init__(self, delta, rho, *, sensitivity=1.0):
         self.delta = in_open_interval("delta", delta, 0.0, 1.0)
         self.rho = scale_param("rho", rho)
         self.sensitivity = scale_param("sensitivity", sensitivity)
@@ -127,8 +127,8 @@ class MixtureBoundary(PrivacyBoundary):
         return np.exp(u)
 
     @classmethod
-    def optimized_for(cls, epsilon, delta, sensitivity=1.0) -> MixtureBoundary:
-        """The rho minimising ``time_for(epsilon)`` (bounded search over log rho)."""
+    def calibrated(cls, epsilon, *, delta, sensitivity=1.0) -> MixtureBoundary:
+        """The rho minimising ``calibrated_time(epsilon)`` (bounded search over log rho)."""
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
         D = scale_param("sensitivity", sensitivity)
@@ -139,7 +139,7 @@ class MixtureBoundary(PrivacyBoundary):
 
         def cost(log_rho):
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                t = cls(delta, math.exp(log_rho), D)._time_for(np.array([epsilon]))[0]
+                t = cls(delta, math.exp(log_rho), sensitivity=D)._time_for(np.array([epsilon]))[0]
             return float(np.log(t)) if np.isfinite(t) and t > 0 else math.inf
 
         grid = centre + np.linspace(-25, 25, 101)
@@ -150,7 +150,7 @@ class MixtureBoundary(PrivacyBoundary):
         lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
         res = optimize.minimize_scalar(cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
         best = res.x if res.fun <= values[i] else grid[i]
-        return cls(delta, derived_scale("rho", math.exp(best), **given), D)
+        return cls(delta, derived_scale("rho", math.exp(best), **given), sensitivity=D)
 
     def __repr__(self):
         return f"MixtureBoundary(delta={self.delta!r}, rho={self.rho!r}, sensitivity={self.sensitivity!r})"
@@ -162,7 +162,7 @@ class LinearBoundary(PrivacyBoundary):
     Decreases from +inf to the floor D a; the inverse is closed form.
     """
 
-    def __init__(self, delta, a, sensitivity=1.0):
+    def __init__(self, delta, a, *, sensitivity=1.0):
         self.delta = in_open_interval("delta", delta, 0.0, 1.0)
         self.a = scale_param("a", a)
         self.sensitivity = scale_param("sensitivity", sensitivity)
@@ -183,8 +183,8 @@ class LinearBoundary(PrivacyBoundary):
         return D * (D / 2 + self.b) / (eps - D * self.a)
 
     @classmethod
-    def optimized_for(cls, epsilon, delta, sensitivity=1.0) -> LinearBoundary:
-        """The a minimising ``time_for(epsilon)``: a = (sqrt(4c^2 + 2 c eps) - 2c) / D, c = log(1/delta)/2.
+    def calibrated(cls, epsilon, *, delta, sensitivity=1.0) -> LinearBoundary:
+        """The a minimising ``calibrated_time(epsilon)``: a = (sqrt(4c^2 + 2 c eps) - 2c) / D, c = log(1/delta)/2.
 
         (Setting the derivative of D (D/2 + c/a) / (eps - D a) to zero gives D^2 a^2 / 2 + 2 c D a - c eps = 0.)
         """
@@ -194,7 +194,7 @@ class LinearBoundary(PrivacyBoundary):
         c = -math.log(delta) / 2
         # the same root without cancellation or overflow: eps / (D (sqrt(1 + eps / 2c) + 1))
         a = epsilon / (math.sqrt(1 + epsilon / (2 * c)) + 1) / D
-        return cls(delta, derived_scale("a", a, epsilon=epsilon, delta=delta, sensitivity=D), D)
+        return cls(delta, derived_scale("a", a, epsilon=epsilon, delta=delta, sensitivity=D), sensitivity=D)
 
     def __repr__(self):
         return f"LinearBoundary(delta={self.delta!r}, a={self.a!r}, sensitivity={self.sensitivity!r})"
@@ -219,16 +219,16 @@ def _least_time_scan(psi, eps, lo=1e-12, hi=1e12):
     return float(right)
 
 
-def gaussian_variance(epsilon, delta, sensitivity=1.0) -> float:
+def gaussian_variance(epsilon, *, delta, sensitivity=1.0) -> float:
     """Variance a single Gaussian release needs for (epsilon, delta)-DP (exact, Balle & Wang).
 
-    Compare with ``boundary.time_for(epsilon)``: the extra variance is the price of a
+    Compare with ``boundary.calibrated_time(epsilon)``: the extra variance is the price of a
     guarantee that holds uniformly over all release times.
     """
-    return Gaussian.analytic(epsilon, delta, sensitivity).sigma ** 2
+    return Gaussian.calibrated(epsilon, delta=delta, sensitivity=sensitivity).sigma ** 2
 
 
-def gaussian_pdp_variance(epsilon, delta, sensitivity=1.0) -> float:
+def gaussian_pdp_variance(epsilon, *, delta, sensitivity=1.0) -> float:
     """Variance a single Gaussian release needs for (epsilon, delta)-*probabilistic* DP.
 
     The loss of one release at variance T is D^2/(2T) + (D/T) W_T with W_T ~ N(0, T)

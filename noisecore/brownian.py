@@ -214,7 +214,7 @@ class _LatentPath:
         return [t[i : i + self.CHUNK] for i in cuts], [v[i : i + self.CHUNK] for i in cuts]
 
 
-def brownian_privacy_loss(shift, noise, time):
+def brownian_privacy_loss(shift, *, noise, time):
     """Realized privacy loss ||D||^2/(2T) + <D, B(T)>/T of releasing f(x) + B(T) (thm:bm_ploss).
 
     ``shift`` is D = f(x) - f(x') (shape (d,) or (k, d)), ``noise`` is B(T) (shape (d,)), ``time`` is
@@ -264,12 +264,12 @@ class BrownianMechanism:
         return self.value.size
 
     def release(self, time=None, *, epsilon=None) -> np.ndarray:
-        """Release value + B(time); or give ``epsilon`` and release at boundary.time_for(epsilon).
+        """Release value + B(time); or give ``epsilon`` and release at boundary.calibrated_time(epsilon).
         Times lie in [1e-100, 1e100] and decrease strictly from release to release."""
         if (time is None) == (epsilon is None):
             raise TypeError("give exactly one of time or epsilon")
         if epsilon is not None:
-            time = float(self.boundary.time_for(positive("epsilon", epsilon)))
+            time = float(self.boundary.calibrated_time(positive("epsilon", epsilon)))
         time = scale_param("time", time)
         if self._history and time >= self._history[-1].time:
             previous = self._history[-1]
@@ -329,7 +329,7 @@ class BrownianMechanism:
             shift = self.value - arr
         finite_result("neighbor", shift, "value - neighbor")
         try:
-            out = brownian_privacy_loss(shift, last.value - self.value, last.time)
+            out = brownian_privacy_loss(shift, noise=last.value - self.value, time=last.time)
         except ValueError as exc:
             raise ValueError(f"neighbor is too far from value: {exc}") from None
         return float(out) if np.ndim(out) == 0 else out

@@ -29,7 +29,7 @@ class Laplace(NoiseDistribution):
         self.scale = scale_param("scale", scale)
 
     @classmethod
-    def for_epsilon(cls, epsilon, sensitivity=1.0) -> Laplace:
+    def calibrated(cls, epsilon, *, sensitivity=1.0) -> Laplace:
         """The epsilon-DP Laplace mechanism: scale = sensitivity / epsilon."""
         epsilon = positive("epsilon", epsilon)
         sensitivity = scale_param("sensitivity", sensitivity)
@@ -85,7 +85,7 @@ class Gaussian(NoiseDistribution):
             out = log_first + np.log(np.maximum(-np.expm1(log_second - log_first), 0.0))
         return np.where(np.isneginf(log_first), -np.inf, out)
 
-    def delta(self, epsilon, sensitivity=1.0):
+    def delta(self, epsilon, *, sensitivity=1.0):
         """Exact privacy profile: the least delta for which this noise is (epsilon, delta)-DP."""
         eps = real_array("epsilon", epsilon)
         if (eps < 0).any():
@@ -94,9 +94,19 @@ class Gaussian(NoiseDistribution):
         return _output(np.clip(np.exp(self._log_delta(eps, self.sigma, sens)), 0.0, 1.0), eps)
 
     @classmethod
-    def analytic(cls, epsilon, delta, sensitivity=1.0) -> Gaussian:
-        """Analytic Gaussian mechanism: the least sigma giving (epsilon, delta)-DP (any epsilon > 0);
-        an error names the arguments if that sigma falls outside [1e-100, 1e100]."""
+    def calibrated(cls, epsilon, *, delta, sensitivity=1.0, method="analytic") -> Gaussian:
+        """The Gaussian mechanism for (epsilon, delta)-DP.
+
+        ``method="analytic"`` (Balle & Wang 2018): the least sigma, for any epsilon > 0.
+        ``method="classic"``: sigma = sqrt(2 ln(1.25/delta)) sensitivity / epsilon, epsilon < 1 only.
+        An error names the arguments if sigma falls outside [1e-100, 1e100].
+        """
+        if not isinstance(method, str):
+            raise TypeError(f'method must be "analytic" or "classic", got {type(method).__name__}')
+        if method == "classic":
+            return cls._classic(epsilon, delta, sensitivity)
+        if method != "analytic":
+            raise ValueError(f'method must be "analytic" or "classic", got {method!r}')
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
         sens = scale_param("sensitivity", sensitivity)
@@ -120,13 +130,13 @@ class Gaussian(NoiseDistribution):
         return cls(derived_scale("sigma", math.exp(log_sigma), **given))
 
     @classmethod
-    def classic(cls, epsilon, delta, sensitivity=1.0) -> Gaussian:
+    def _classic(cls, epsilon, delta, sensitivity) -> Gaussian:
         """Classic calibration sigma = sqrt(2 ln(1.25/delta)) sensitivity / epsilon (epsilon < 1 only)."""
         epsilon = positive("epsilon", epsilon)
         if epsilon >= 1:
             raise ValueError(
                 f"epsilon must be in (0, 1) for the classic Gaussian calibration, got {epsilon}; "
-                "use Gaussian.analytic for larger epsilon"
+                "use method='analytic' for larger epsilon"
             )
         delta = in_open_interval("delta", delta, 0.0, 1.0)
         sens = scale_param("sensitivity", sensitivity)
@@ -169,21 +179,21 @@ class Staircase(NoiseDistribution):
 
     _finite_loss = True
 
-    def __init__(self, epsilon, sensitivity=1.0, gamma=None):
+    def __init__(self, epsilon, *, sensitivity=1.0, gamma=None):
         self.epsilon = _staircase_epsilon(epsilon)
         self.sensitivity = scale_param("sensitivity", sensitivity)
         derived_scale(
             "sensitivity / epsilon", self.sensitivity / self.epsilon, epsilon=self.epsilon, sensitivity=self.sensitivity
         )
         if gamma is None:
-            gamma = self.optimal_gamma(self.epsilon, "abs")
+            gamma = self.optimal_gamma(self.epsilon, criterion="abs")
         self.gamma = in_open_interval("gamma", gamma, 0.0, 1.0)
         b = math.exp(-self.epsilon)
         self._b = b
         self._a = -math.expm1(-self.epsilon) / (2 * self.sensitivity * (self.gamma + (1 - self.gamma) * b))
 
     @staticmethod
-    def optimal_gamma(epsilon, criterion="abs") -> float:
+    def optimal_gamma(epsilon, *, criterion="abs") -> float:
         """gamma minimising E|Z| ("abs": 1/(1+e^(eps/2))) or the variance ("var")."""
         epsilon = _staircase_epsilon(epsilon)
         if not isinstance(criterion, str):

@@ -351,7 +351,7 @@ class ShareSum(NoiseDistribution):
         return self.mu
 
 
-def arete_dropout(arete, fraction) -> ShareSum:
+def arete_dropout(arete, *, fraction) -> ShareSum:
     """Total noise when a ``fraction`` in (0, 1] of the users add their Arete share."""
     alpha, theta, lam = _arete_parameters(arete)
     q = _fraction(fraction)
@@ -367,14 +367,14 @@ def _fraction(fraction) -> float:
     return q
 
 
-def laplace_dropout(scale, fraction) -> ShareSum:
+def laplace_dropout(scale, *, fraction) -> ShareSum:
     """Total noise when a ``fraction`` of the users add their share of Laplace(scale)."""
     q = _fraction(fraction)
     scale = scale_param("scale", scale)
     return ShareSum(0.0, scale, q, scale)
 
 
-def dropout_fractions(n, fractions_present) -> np.ndarray:
+def dropout_fractions(n, *, fractions_present) -> np.ndarray:
     """Fractions of ``n`` users present, rounded to whole users, repeats dropped, largest first."""
     n = bounded_int("n", n, 1, 10**9)
     fractions = real_array("fractions_present", fractions_present)
@@ -383,7 +383,7 @@ def dropout_fractions(n, fractions_present) -> np.ndarray:
     return np.unique(np.clip(np.round(fractions * n), 1, n))[::-1] / n
 
 
-def dropout_point(alpha, theta, lam, fraction, sensitivity=1.0, epsilon_full=None) -> tuple:
+def dropout_point(alpha, theta, lam, *, fraction, sensitivity=1.0, epsilon_full=None) -> tuple:
     """(Arete epsilon, Arete E|Z|, Laplace epsilon, Laplace E|Z|) when a ``fraction`` of the users add
     their share of Arete(alpha, theta, lam), against shares of the Laplace noise with the same full
     epsilon (``epsilon_full``, computed when not given). ``alpha = 0`` is the Laplace limit: the Arete
@@ -406,7 +406,7 @@ def dropout_point(alpha, theta, lam, fraction, sensitivity=1.0, epsilon_full=Non
     if not MIN_DISTANCE <= eps_full <= MAX_DISTANCE:  # the Laplace shares' scale is sensitivity / eps_full
         raise ValueError(f"epsilon_full must be in [{MIN_DISTANCE:g}, {MAX_DISTANCE:g}], got {eps_full:g}")
     arete = ShareSum(alpha * q, theta, q, lam)
-    laplace = laplace_dropout(sensitivity / eps_full, q)
+    laplace = laplace_dropout(sensitivity / eps_full, fraction=q)
     return (
         float(arete.privacy_loss(sensitivity)),
         arete.mean_abs(),
@@ -415,18 +415,20 @@ def dropout_point(alpha, theta, lam, fraction, sensitivity=1.0, epsilon_full=Non
     )
 
 
-def dropout_curves(arete, n, fractions_present, sensitivity=1.0):
+def dropout_curves(arete, *, n, fractions_present, sensitivity=1.0):
     """Certified epsilon and E|Z| against the fraction of users present (rounded to whole users,
     repeats dropped), for the Arete's shares and for Laplace shares of the same full epsilon."""
     alpha, theta, lam = _arete_parameters(arete)
-    present = dropout_fractions(n, fractions_present)
+    present = dropout_fractions(n, fractions_present=fractions_present)
     sensitivity = scale_param("sensitivity", sensitivity)
     eps_full = float(arete.privacy_loss(sensitivity))
-    points = [dropout_point(alpha, theta, lam, q, sensitivity, eps_full) for q in present]
-    return dropout_table(present, points)
+    points = [
+        dropout_point(alpha, theta, lam, fraction=q, sensitivity=sensitivity, epsilon_full=eps_full) for q in present
+    ]
+    return dropout_table(present, points=points)
 
 
-def dropout_table(present, points) -> dict:
+def dropout_table(present, *, points) -> dict:
     """The columns of :func:`dropout_curves` from its fractions and one :func:`dropout_point` each
     (epsilons may be inf: no epsilon holds below a total shape of 1/2)."""
     present = np.atleast_1d(real_array("present", present))

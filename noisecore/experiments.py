@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import in_open_interval, positive, positive_int, real_array
+from ._validation import generator, in_open_interval, positive, positive_int, real_array
 from .boundaries import LinearBoundary
 from .laplace_reduction import koufogiannis_chain
 from .tasks import (
@@ -57,37 +57,40 @@ __all__ = [
 # loss reached near the level eps = 0.3 the boundary is tuned for. The rule: the optimum plus
 # the excess of BM's mean loss at eps = 0.3 in a 200-trial pilot (seed 0), the excess rounded
 # up to two significant digits (``pilot_target`` recomputes it; a test keeps them in step).
-DEFAULT_TARGETS = {"logistic": 0.39361, "ridge": 0.0314, "mean": 0.1828038}
+DEFAULT_TARGETS = {"logistic": 0.39361, "ridge": 0.0313, "mean": 0.1828038}
 
 Progress = Callable[[float], None]
 CHUNK_TRIALS = 25  # trials per chunk; each chunk has its own child seed
 
 
-def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, seed: int = 0) -> Task:
-    """Synthetic stand-ins for paper A's data: n training rows and n public hold-out rows."""
+def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, rng=None) -> Task:
+    """Synthetic stand-ins for paper A's data: n training rows and n public hold-out rows, drawn with
+    ``rng`` (an integer seed gives the same data every time; the app uses seed 0)."""
     n = positive_int("n", n)
+    if name not in ("logistic", "ridge", "mean"):
+        raise ValueError(f'task must be "logistic", "ridge" or "mean", got {name!r}')
+    rng = generator(rng)
     if name == "logistic":
-        (X, y), hold = split(*synthetic_classification(2 * n, seed=seed), n)
+        (X, y), hold = split(*synthetic_classification(2 * n, rng=rng), n_train=n)
         return LogisticRegressionTask(X, y, lam=lam, holdout=hold)
     if name == "ridge":
-        (X, y), hold = split(*synthetic_regression(2 * n, seed=seed + 1), n)
+        (X, y), hold = split(*synthetic_regression(2 * n, rng=rng), n_train=n)
         return RidgeRegressionTask(X, y, lam=lam, holdout=hold)
     if name == "mean":
-        rng = np.random.default_rng(seed)
         X = rng.normal(0.3, 0.3, size=(2 * n, 5))
         X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
         return MeanEstimationTask(X[:n], lam=0.0, holdout=X[n:])
     raise ValueError(f'task must be "logistic", "ridge" or "mean", got {name!r}')
 
 
-def default_epsilons(count: int = 60, low: float = 0.16, high: float = 5.0) -> np.ndarray:
+def default_epsilons(count: int = 60, *, low: float = 0.16, high: float = 5.0) -> np.ndarray:
     """Log-spaced privacy levels; the low end sits just above the tuned linear boundary's floor (0.149)."""
     return np.geomspace(low, high, positive_int("count", count))
 
 
-def pilot_target(task: Task, *, trials=200, seed=0, tuned_epsilon=0.3) -> float:
+def pilot_target(task: Task, *, trials=200, rng=None, tuned_epsilon=0.3) -> float:
     """The default-target rule: optimum + BM's mean excess loss at ``tuned_epsilon``, rounded up."""
-    result = tradeoff_experiment(task, [tuned_epsilon], trials=trials, tuned_epsilon=tuned_epsilon, rng=seed)
+    result = tradeoff_experiment(task, epsilons=[tuned_epsilon], trials=trials, tuned_epsilon=tuned_epsilon, rng=rng)
     excess = float(result.bm_mean[0]) - task.optimal_loss
     digits = 1 - math.floor(math.log10(excess))
     return round(task.optimal_loss + math.ceil(excess * 10**digits) / 10**digits, digits + 1)
@@ -100,16 +103,16 @@ def _check_levels(epsilons) -> np.ndarray:
     return eps
 
 
-def bm_noise(times_desc: np.ndarray, dim: int, trials: int, rng: np.random.Generator) -> np.ndarray:
+def bm_noise(times_desc: np.ndarray, *, dim: int, trials: int, rng: np.random.Generator) -> np.ndarray:
     """B at the given decreasing times for many independent paths: shape (trials, K, dim)."""
     asc = times_desc[::-1]
     steps = rng.standard_normal((trials, asc.size, dim)) * np.sqrt(np.diff(np.r_[0.0, asc]))[None, :, None]
     return np.cumsum(steps, axis=1)[:, ::-1]
 
 
-def lnr_noise(times_desc: np.ndarray, dim: int, trials: int, rng: np.random.Generator) -> np.ndarray:
+def lnr_noise(times_desc: np.ndarray, *, dim: int, trials: int, rng: np.random.Generator) -> np.ndarray:
     """The Laplace process at decreasing times, one independent chain per coordinate."""
-    return koufogiannis_chain(times_desc[::-1], dim, size=trials, rng=rng)[:, ::-1]
+    return koufogiannis_chain(times_desc[::-1], dim=dim, size=trials, rng=rng)[:, ::-1]
 
 
 def _band(values: np.ndarray):
@@ -218,7 +221,7 @@ def root_seed(rng=None) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(np.random.default_rng(rng).integers(2**63)))
 
 
-def chunk_plan(trials, rng=None, *, chunk_trials=CHUNK_TRIALS) -> list[tuple[int, np.random.SeedSequence]]:
+def chunk_plan(trials, *, rng=None, chunk_trials=CHUNK_TRIALS) -> list[tuple[int, np.random.SeedSequence]]:
     """Split ``trials`` into chunks of ``chunk_trials`` (the last may be smaller), each with its own
     child seed. The plan depends on the trials and the seed only, never on how many workers run it,
     so any split over workers gives the same numbers."""
@@ -233,7 +236,7 @@ def chunk_plan(trials, rng=None, *, chunk_trials=CHUNK_TRIALS) -> list[tuple[int
 
 
 def _boundary(task: Task, tuned_epsilon: float, delta: float) -> LinearBoundary:
-    return LinearBoundary.optimized_for(tuned_epsilon, delta, task.l2_sensitivity)
+    return LinearBoundary.calibrated(tuned_epsilon, delta=delta, sensitivity=task.l2_sensitivity)
 
 
 def _checked_setup(task, epsilons, delta, tuned_epsilon):
@@ -251,10 +254,11 @@ def _checked_setup(task, epsilons, delta, tuned_epsilon):
 
 
 def experiment_chunk(
-    task: Task, epsilons, count: int, seed, *, delta=1e-6, tuned_epsilon=0.3, target=None, at_epsilon=0.5
+    task: Task, *, epsilons, count: int, rng, delta=1e-6, tuned_epsilon=0.3, target=None, at_epsilon=0.5
 ) -> ChunkResult:
-    """One chunk of ``count`` trials, all randomness from ``seed``: the training loss of every
-    (trial, level) for BM and LNR and, when ``target`` is given, each stopping rule's ex-post epsilon.
+    """One chunk of ``count`` trials, all randomness from ``rng`` (a seed, SeedSequence or Generator):
+    the training loss of every (trial, level) for BM and LNR and, when ``target`` is given, each
+    stopping rule's ex-post epsilon.
 
     Stopping rules: a public hold-out set (free); AboveThreshold at ``at_epsilon`` on the clipped
     training loss (cost eps_N + at_epsilon); ReducedAboveThreshold on the same levels (cost 2 eps_N);
@@ -262,15 +266,15 @@ def experiment_chunk(
     paying the sum)."""
     eps, delta, boundary = _checked_setup(task, epsilons, delta, tuned_epsilon)
     count = positive_int("count", count)
-    rng = np.random.default_rng(seed)
+    rng = generator(rng)
     stopping = target is not None
     if stopping:
         target = positive("target", target)
         at_epsilon = positive("at_epsilon", at_epsilon)
-    times = {"bm": np.asarray(boundary.time_for(eps)), "lnr": task.l1_sensitivity / eps}
+    times = {"bm": np.asarray(boundary.calibrated_time(eps)), "lnr": task.l1_sensitivity / eps}
     train, hold, clipped = {}, {}, {}
     for mech, make in (("bm", bm_noise), ("lnr", lnr_noise)):
-        params = task.release(make(times[mech], task.noise_dim, count, rng))
+        params = task.release(make(times[mech], dim=task.noise_dim, trials=count, rng=rng))
         train[mech] = task.batch_loss(params)
         if stopping:
             hold[mech] = task.batch_loss(params, holdout=True)
@@ -285,12 +289,16 @@ def experiment_chunk(
             rules = {
                 "holdout": (first_true(hold[mech] <= target) + 1, 0.0, 1.0),
                 "AboveThreshold": (
-                    simulate_above_threshold_stopping(utility, -target, sensitivity=sens, epsilon=at_epsilon, rng=rng),
+                    simulate_above_threshold_stopping(
+                        utility, threshold=-target, sensitivity=sens, epsilon=at_epsilon, rng=rng
+                    ),
                     at_epsilon,
                     1.0,
                 ),
                 "RAT": (
-                    simulate_rat_stopping(utility, eps, -target, sensitivity=sens, epsilon_max=eps[-1], rng=rng),
+                    simulate_rat_stopping(
+                        utility, epsilons=eps, threshold=-target, sensitivity=sens, epsilon_max=eps[-1], rng=rng
+                    ),
                     0.0,
                     2.0,
                 ),
@@ -308,7 +316,7 @@ def experiment_chunk(
     return ChunkResult(train["bm"], train["lnr"], ex_post, stop_index, float(best))
 
 
-def combine_chunks(task: Task, epsilons, chunks, *, delta=1e-6, tuned_epsilon=0.3, target=None) -> ExperimentResult:
+def combine_chunks(task: Task, *, epsilons, chunks, delta=1e-6, tuned_epsilon=0.3, target=None) -> ExperimentResult:
     """Join chunk results (in plan order) into the trade-off bands and the stopping table."""
     eps = _check_levels(epsilons)
     chunks = list(chunks)
@@ -335,8 +343,8 @@ def combine_chunks(task: Task, epsilons, chunks, *, delta=1e-6, tuned_epsilon=0.
 
 def run_experiment(
     task: Task,
-    epsilons=None,
     *,
+    epsilons=None,
     target=None,
     trials=1000,
     delta=1e-6,
@@ -356,9 +364,9 @@ def run_experiment(
     eps, delta, _ = _checked_setup(task, epsilons, delta, tuned_epsilon)
     if target is not None:
         target = positive("target", target)
-    plan = chunk_plan(trials, rng, chunk_trials=chunk_trials)
+    plan = chunk_plan(trials, rng=rng, chunk_trials=chunk_trials)
     work = functools.partial(
-        _run_planned, task, eps, delta=delta, tuned_epsilon=tuned_epsilon, target=target, at_epsilon=at_epsilon
+        _run_planned, task, epsilons=eps, delta=delta, tuned_epsilon=tuned_epsilon, target=target, at_epsilon=at_epsilon
     )
     results = []
     done = 0
@@ -367,18 +375,18 @@ def run_experiment(
         done += result.train_bm.shape[0]
         if progress is not None:
             progress(done / trials)
-    return combine_chunks(task, eps, results, delta=delta, tuned_epsilon=tuned_epsilon, target=target)
+    return combine_chunks(task, epsilons=eps, chunks=results, delta=delta, tuned_epsilon=tuned_epsilon, target=target)
 
 
-def _run_planned(task, eps, planned, **options):
+def _run_planned(task, planned, *, epsilons, **options):
     count, seed = planned
-    return experiment_chunk(task, eps, count, seed, **options)
+    return experiment_chunk(task, epsilons=epsilons, count=count, rng=seed, **options)
 
 
 def tradeoff_experiment(
     task: Task,
-    epsilons=None,
     *,
+    epsilons=None,
     trials=1000,
     delta=1e-6,
     tuned_epsilon=0.3,
@@ -389,7 +397,7 @@ def tradeoff_experiment(
     """Mean loss against privacy level for BM and LNR with pointwise 95% confidence bands."""
     return run_experiment(
         task,
-        epsilons,
+        epsilons=epsilons,
         trials=trials,
         delta=delta,
         tuned_epsilon=tuned_epsilon,
@@ -401,9 +409,9 @@ def tradeoff_experiment(
 
 def stopping_experiment(
     task: Task,
+    *,
     target=None,
     epsilons=None,
-    *,
     trials=1000,
     delta=1e-6,
     tuned_epsilon=0.3,
@@ -416,7 +424,7 @@ def stopping_experiment(
     target = DEFAULT_TARGETS.get(task.name) if target is None else target
     return run_experiment(
         task,
-        epsilons,
+        epsilons=epsilons,
         target=target,
         trials=trials,
         delta=delta,
@@ -428,11 +436,11 @@ def stopping_experiment(
     ).stopping
 
 
-def planned_chunk(task: Task, epsilons, trials, seed, index, **options) -> ChunkResult:
-    """Chunk ``index`` of :func:`chunk_plan` ``(trials, seed)``: what :func:`run_experiment` computes for
+def planned_chunk(task: Task, *, epsilons, trials, rng, index, **options) -> ChunkResult:
+    """Chunk ``index`` of :func:`chunk_plan` ``(trials, rng)``: what :func:`run_experiment` computes for
     it, as a call with plain arguments (for a pool that memoises by inputs, or a remote worker)."""
-    plan = chunk_plan(trials, seed)
+    plan = chunk_plan(trials, rng=rng)
     if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < len(plan):
         raise ValueError(f"index must be a chunk number from 0 to {len(plan) - 1}, got {index!r}")
     count, child = plan[int(index)]
-    return experiment_chunk(task, epsilons, count, child, **options)
+    return experiment_chunk(task, epsilons=epsilons, count=count, rng=child, **options)

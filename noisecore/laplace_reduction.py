@@ -37,7 +37,7 @@ class LaplaceProcess:
     query is then read off the same path, so all values are mutually consistent.
     """
 
-    def __init__(self, eta, dim=1, *, rng=None):
+    def __init__(self, eta, *, dim=1, rng=None):
         self.eta = scale_param("eta", eta)
         self.dim = bounded_int("dim", dim, 1, MAX_DIM)
         self._rng = generator(rng)
@@ -75,7 +75,7 @@ class LaplaceProcess:
         return out
 
 
-def koufogiannis_chain(times, dim=1, size=None, *, rng=None) -> np.ndarray:
+def koufogiannis_chain(times, *, dim=1, size=None, rng=None) -> np.ndarray:
     """The discrete chain on increasing ``times``: zeta_0 = 0 and zeta_n = zeta_{n-1} with
     probability (t_{n-1}/t_n)^2, else zeta_{n-1} + Lap(t_n); returns shape (size..., K, dim)."""
     rng = generator(rng)
@@ -115,7 +115,7 @@ class LaplaceNoiseReduction:
         eta = derived_scale(
             "eta", self.sensitivity / self.epsilon_max, sensitivity=self.sensitivity, epsilon_max=self.epsilon_max
         )
-        self._process = LaplaceProcess(eta, self.value.size, rng=generator(rng))
+        self._process = LaplaceProcess(eta, dim=self.value.size, rng=generator(rng))
         self._history: list[LaplaceRelease] = []
 
     def release(self, epsilon) -> np.ndarray:

@@ -40,7 +40,7 @@ class ThresholdRound:
 
 
 class _ThresholdBase:
-    def __init__(self, threshold, sensitivity):
+    def __init__(self, threshold, *, sensitivity):
         self.threshold = real_scalar("threshold", threshold)
         self.sensitivity = scale_param("sensitivity", sensitivity)
         self._rounds: list[ThresholdRound] = []
@@ -68,7 +68,7 @@ class AboveThreshold(_ThresholdBase):
     query noise Lap(4D/eps) per round; costs epsilon however many rounds run."""
 
     def __init__(self, threshold, *, sensitivity, epsilon, rng=None):
-        super().__init__(threshold, sensitivity)
+        super().__init__(threshold, sensitivity=sensitivity)
         self.epsilon = positive("epsilon", epsilon)
         derived_scale(
             "4 sensitivity / epsilon",
@@ -101,7 +101,7 @@ class ReducedAboveThreshold(_ThresholdBase):
     is 2 psi(T_N) (cor:aug_bm)."""
 
     def __init__(self, threshold, *, sensitivity, epsilon_max, rng=None):
-        super().__init__(threshold, sensitivity)
+        super().__init__(threshold, sensitivity=sensitivity)
         self.epsilon_max = positive("epsilon_max", epsilon_max)
         eta = derived_scale(
             "eta = 2 sensitivity / epsilon_max",
@@ -110,9 +110,9 @@ class ReducedAboveThreshold(_ThresholdBase):
             epsilon_max=self.epsilon_max,
         )
         self._rng = generator(rng)
-        self._process = LaplaceProcess(eta, 1, rng=self._rng)
+        self._process = LaplaceProcess(eta, dim=1, rng=self._rng)
 
-    def check(self, utility, epsilon) -> bool:
+    def check(self, utility, *, epsilon) -> bool:
         self._guard()
         utility = real_scalar("utility", utility)
         epsilon = positive("epsilon", epsilon)
@@ -137,17 +137,17 @@ class ReducedAboveThreshold(_ThresholdBase):
         """mechanism_loss + eps_N for the last round N (thm:rat)."""
         if not self._rounds:
             raise ValueError("no round has been checked yet")
-        return positive_or_zero("mechanism_loss", mechanism_loss) + self._rounds[-1].epsilon
+        return _positive_or_zero("mechanism_loss", mechanism_loss) + self._rounds[-1].epsilon
 
 
-def positive_or_zero(name, value) -> float:
+def _positive_or_zero(name, value) -> float:
     value = real_scalar(name, value)
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value}")
     return value
 
 
-def rat_utility_margin(epsilons, sensitivity, gamma, weights=None) -> np.ndarray:
+def rat_utility_margin(epsilons, *, sensitivity, gamma, weights=None) -> np.ndarray:
     """eta_n = 4D/eps_n (log(2/gamma) - log p_n) of prop:rat_utility: with probability >= 1 - gamma
     the halting round N has utility >= threshold - eta_N. Weights p_n default to 6/(pi^2 n^2)."""
     eps = np.atleast_1d(real_array("epsilons", epsilons))
@@ -187,7 +187,7 @@ def _first_round(above: np.ndarray) -> np.ndarray:
     return np.where(above.any(axis=1), first, 0)
 
 
-def simulate_rat_stopping(utilities, epsilons, threshold, *, sensitivity, epsilon_max, runs=None, rng=None):
+def simulate_rat_stopping(utilities, *, epsilons, threshold, sensitivity, epsilon_max, runs=None, rng=None):
     """Stopping rounds (1-based; 0 = never) of many independent RAT runs (alg:rat).
 
     ``utilities`` holds u(candidate_n, x) for round n: 1-d (the same for every run, give
@@ -209,13 +209,13 @@ def simulate_rat_stopping(utilities, epsilons, threshold, *, sensitivity, epsilo
     derived_scale("2 sensitivity / epsilons", 2 * D / eps.min(), sensitivity=D, epsilons=eps.min())
     times = 2 * D / eps  # non-increasing
     grid = np.unique(np.concatenate([[2 * D / eps_max], times]))
-    chain = koufogiannis_chain(grid, 1, size=u.shape[0], rng=rng)[..., 0]
+    chain = koufogiannis_chain(grid, dim=1, size=u.shape[0], rng=rng)[..., 0]
     zeta = chain[:, np.searchsorted(grid, times)]
     xi = rng.laplace(0.0, 1.0, u.shape) * (4 * D / eps)
     return _first_round(u + xi >= threshold + zeta)
 
 
-def simulate_above_threshold_stopping(utilities, threshold, *, sensitivity, epsilon, runs=None, rng=None):
+def simulate_above_threshold_stopping(utilities, *, threshold, sensitivity, epsilon, runs=None, rng=None):
     """Stopping rounds (1-based; 0 = never) of many independent AboveThreshold runs: one
     threshold noise Lap(2D/eps) per run, query noise Lap(4D/eps) per round; each run costs
     ``epsilon`` however many rounds it checks."""

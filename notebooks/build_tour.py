@@ -38,7 +38,7 @@ cells = [
     nbf.v4.new_code_cell(
         "import numpy as np\n"
         "from dashboard.scenarios import rewind_scenario\n\n"
-        "runs = [rewind_scenario(epsilon=1.0, delta=1e-6, rho=1.0, target=20.0, seed=s) for s in range(400)]\n"
+        "runs = [rewind_scenario(epsilon=1.0, delta=1e-6, rho=1.0, target=20.0, rng=s) for s in range(400)]\n"
         "stop = runs[0].stop_frame\n"
         "print(stop, {r.stop_frame for r in runs}, np.mean([r.frame_error[stop] <= 20.0 for r in runs]))"
     ),

@@ -159,9 +159,9 @@ class BoundaryView(BaseView):
     def update_study(self):
         s = self.settings
         boundary = mixture_boundary(delta=s.delta, rho=s.rho, sensitivity=s.sensitivity)
-        t_star = float(boundary.time_for(s.epsilon))
+        t_star = float(boundary.calibrated_time(s.epsilon))
         t = np.geomspace(t_star / 30, t_star * 30, 300)
-        study = crossing_study(boundary, t, paths=2000, shown=SHOWN_PATHS, seed=s.seed)
+        study = crossing_study(boundary, t=t, paths=2000, shown=SHOWN_PATHS, rng=s.seed)
         top = float(study.boundary[0]) * 1.2
         with pn.io.hold():
             self.study = study

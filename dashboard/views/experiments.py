@@ -172,7 +172,7 @@ class ExperimentsView(BaseView):
                 "accepted. Your other settings are unchanged."
             )
             return
-        call = functools.partial(inspect_table, bytes(content), filename)
+        call = functools.partial(inspect_table, bytes(content), filename=filename)
         self.offload("inspect", call, functools.partial(self.accept_upload, bytes(content), filename), busy=self.status)
 
     def accept_upload(self, content: bytes, filename: str, columns):
@@ -203,7 +203,7 @@ class ExperimentsView(BaseView):
     def start(self):
         """Prepare the task (fit, default target) off the loop, then run the chunks of trials."""
         spec = self.spec()
-        levels = level_grid(*self.config.levels, self.config.count)
+        levels = level_grid(*self.config.levels, count=self.config.count)
         self.run_button.disabled = True
         self.cancel_button.disabled = False
         self.status.object = "Preparing the data and the non-private optimum..."
@@ -216,7 +216,7 @@ class ExperimentsView(BaseView):
     def _run_chunks(self, spec, levels, prepared):
         target = self.config.target if self.config.target is not None else prepared.suggested_target
         trials, delta = self.config.trials, self.settings.delta
-        calls = chunk_calls(prepared.task, levels, trials=trials, seed=spec.seed, target=target, delta=delta)
+        calls = chunk_calls(prepared.task, levels=levels, trials=trials, rng=spec.seed, target=target, delta=delta)
         self.status.object = f"Running {trials} trials on {prepared.description}..."
         self.offload_each(
             "experiment", calls, functools.partial(self.show, prepared, levels, target, delta), progress=self.progress
@@ -240,7 +240,7 @@ class ExperimentsView(BaseView):
         return ok
 
     def show(self, prepared, levels, target, delta, chunks):
-        result = combine_chunks(prepared.task, np.asarray(levels), chunks, delta=delta, target=target)
+        result = combine_chunks(prepared.task, epsilons=np.asarray(levels), chunks=chunks, delta=delta, target=target)
         trade = result.tradeoff
         with pn.io.hold():
             self.result = result

@@ -236,9 +236,13 @@ class NoiseView(BaseView):
         s = self.settings
         c = comparison_for(s, self.table_data, arete=self._exact())
         profile = {
-            "Laplace": loss_profile(Laplace.for_epsilon(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
-            "Staircase": loss_profile(Staircase(s.epsilon, s.sensitivity), DISTANCES * s.sensitivity),
-            "Arete": loss_profile(c.arete, DISTANCES * s.sensitivity),
+            "Laplace": loss_profile(
+                Laplace.calibrated(s.epsilon, sensitivity=s.sensitivity), distances=DISTANCES * s.sensitivity
+            ),
+            "Staircase": loss_profile(
+                Staircase(s.epsilon, sensitivity=s.sensitivity), distances=DISTANCES * s.sensitivity
+            ),
+            "Arete": loss_profile(c.arete, distances=DISTANCES * s.sensitivity),
         }
         with pn.io.hold():
             self.comparison = c
@@ -277,7 +281,7 @@ class NoiseView(BaseView):
         self.offload_each(
             "dropouts",
             calls,
-            lambda points: self.show_dropouts(dropout_table(present, points)),
+            lambda points: self.show_dropouts(dropout_table(present, points=points)),
             busy=self.dropout_button,
             progress=self.dropout_progress,
         )
@@ -361,7 +365,7 @@ def dropout_calls(settings, comparison):
         alpha, theta, lam = arete.alpha, arete.theta, arete.lam
     else:  # the Laplace limit: the shares are Laplace shares
         alpha, theta, lam = 0.0, arete.scale, arete.scale
-    present = dropout_fractions(settings.users, PRESENT)
+    present = dropout_fractions(settings.users, fractions_present=PRESENT)
     calls = [
         functools.partial(
             dropout_point, alpha, theta, lam, float(q), settings.sensitivity, float(comparison.certified["Arete"])
@@ -374,7 +378,7 @@ def dropout_calls(settings, comparison):
 @functools.lru_cache(maxsize=32)
 def cached_calibration(epsilon, sensitivity):
     """Deterministic for its inputs: a class asking for the same calibration computes it once."""
-    return Arete.calibrated(epsilon, sensitivity)
+    return Arete.calibrated(epsilon, sensitivity=sensitivity)
 
 
 def noise_headline(c) -> str:
@@ -421,7 +425,7 @@ def noise_table(c, source) -> str:
         + f"\n\nArete: {c.arete_note}; {params}. Worst-case epsilon: exact for Laplace and Staircase; for the "
         "Arete a numerical supremum over all outputs (how it is verified: see What to notice)."
     )
-    if source == "lemma3" and not c.laplace_limit and not Arete.lemma3_applies(c.epsilon, c.sensitivity):
+    if source == "lemma3" and not c.laplace_limit and not Arete.lemma3_applies(c.epsilon, sensitivity=c.sensitivity):
         text += (
             f" Lemma 3 is proved only for epsilon >= 20 + 4 ln(sensitivity): here its worst-case epsilon is "
             f"{fmt(c.certified['Arete'], 4)}, far below the nominal {fmt(c.epsilon, 3)}."

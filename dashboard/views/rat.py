@@ -150,7 +150,7 @@ class RatView(BaseView):
 
     def update_run(self):
         s = self.settings
-        run = rat_run(epsilon=s.epsilon, delta=s.delta, rho=s.rho, rounds=ROUNDS, at_epsilon=AT_EPSILON, seed=s.seed)
+        run = rat_run(epsilon=s.epsilon, delta=s.delta, rho=s.rho, rounds=ROUNDS, at_epsilon=AT_EPSILON, rng=s.seed)
         n = np.arange(1, run.epsilons.size + 1)
         checked = np.isfinite(run.noisy_utility)
         with pn.io.hold():
@@ -174,7 +174,7 @@ class RatView(BaseView):
 
     def update_study(self):
         s = self.settings
-        call = functools.partial(cached_study, epsilon=s.epsilon, delta=s.delta, rho=s.rho, seed=s.seed)
+        call = functools.partial(cached_study, epsilon=s.epsilon, delta=s.delta, rho=s.rho, rng=s.seed)
         self.offload("study", call, self.show_study, busy=self.study_readout)
 
     def show_study(self, study):
@@ -233,9 +233,9 @@ class RatView(BaseView):
 
 
 @functools.lru_cache(maxsize=32)
-def cached_study(*, epsilon, delta, rho, seed):
+def cached_study(*, epsilon, delta, rho, rng: int):
     """Deterministic for its inputs, so a class asking for the same settings computes it once."""
-    return rat_study(epsilon=epsilon, delta=delta, rho=rho, rounds=ROUNDS, runs=RUNS, at_epsilon=AT_EPSILON, seed=seed)
+    return rat_study(epsilon=epsilon, delta=delta, rho=rho, rounds=ROUNDS, runs=RUNS, at_epsilon=AT_EPSILON, rng=rng)
 
 
 def rat_run_text(run, delta) -> str:

@@ -296,7 +296,7 @@ class RewindView(BaseView):
             dim=s.dim,
             stop_rule=s.stop_rule,
             frames=FRAMES,
-            seed=s.seed,
+            rng=s.seed,
         )
         values, path = sc.frame_values, sc.path
         two = s.dim == 2

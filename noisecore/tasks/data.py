@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validation import positive, positive_int
+from .._validation import generator, positive, positive_int
 
 
 def normalize_rows(X) -> np.ndarray:
@@ -19,11 +19,11 @@ def normalize_rows(X) -> np.ndarray:
     return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
 
 
-def synthetic_classification(n=10_000, d=38, *, seed=0):
+def synthetic_classification(n=10_000, *, d=38, rng=None):
     """Two noisy clusters around +m and -m (KDD-99-like: classes well separated by direction),
     5% of labels flipped, rows normalised. Shaped like paper A's logistic task; returns (X, y)."""
     n, d = positive_int("n", n), positive_int("d", d)
-    rng = np.random.default_rng(seed)
+    rng = generator(rng)
     direction = rng.normal(size=d)
     direction /= np.linalg.norm(direction)
     offset = 0.3 * rng.normal(size=d) / np.sqrt(d)
@@ -33,20 +33,20 @@ def synthetic_classification(n=10_000, d=38, *, seed=0):
     return X, y
 
 
-def synthetic_regression(n=10_000, d=77, *, seed=1):
+def synthetic_regression(n=10_000, *, d=77, rng=None):
     """Targets in [-1, 1] from a noisy linear model, rows normalised.
 
     Shaped like the Twitter-buzz task of paper A (n = 10,000, d = 77); returns (X, y).
     """
     n, d = positive_int("n", n), positive_int("d", d)
-    rng = np.random.default_rng(seed)
+    rng = generator(rng)
     X = normalize_rows(np.abs(rng.normal(size=(n, d))) ** 1.5)
     beta = rng.normal(size=d) / np.sqrt(d)
     y = np.clip(X @ beta * 2.0 + rng.normal(scale=0.1, size=n), -1.0, 1.0)
     return X, y
 
 
-def split(X, y, n_train):
+def split(X, y, *, n_train):
     """First ``n_train`` rows for training, the rest as a public hold-out set."""
     n_train = positive_int("n_train", n_train)
     if n_train >= len(y):
@@ -61,7 +61,7 @@ nmap perl phf pod portsweep rootkit satan smurf spy teardrop warezclient warezma
 named processtable ps saint sendmail snmpgetattack snmpguess sqlattack udpstorm worm xlock xsnoop xterm""".split()
 )
 MIN_ROWS = 40  # rows an uploaded table needs: at least 20 to train on and 20 public hold-out rows
-MAX_ROWS = 20_000  # larger tables are subsampled (with the seed) to this many rows
+MAX_ROWS = 20_000  # larger tables are subsampled (with the rng) to this many rows
 MAX_FEATURES = {"logistic": 500, "ridge": 80, "mean": 500}  # ridge releases d^2 + d numbers per trial
 
 
@@ -134,14 +134,14 @@ def read_table(data, *, source="the file") -> tuple[list[str], np.ndarray]:
     return names, values
 
 
-def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, seed=0):
+def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, rng=None):
     """Training and hold-out data for ``task`` from a numeric table (see :func:`read_table`).
 
     ``target`` names the column to predict (logistic: exactly two distinct values, the larger
     one becomes +1; ridge: any numbers, scaled into [-1, 1] by the largest |value| in the file, a
     non-private step the app states); the mean task uses every column but ``target`` (which may be
     None). Features are scaled to unit l2 norm per row (logistic, ridge) or into the unit ball by
-    the largest row norm (mean). Rows are shuffled with ``seed``; tables above ``max_rows`` are
+    the largest row norm (mean). Rows are shuffled with ``rng``; tables above ``max_rows`` are
     subsampled; half the rows train, half are the public hold-out set.
     Returns ``((X, y), (X_hold, y_hold))``; ``y`` is None for the mean task."""
     if task not in MAX_FEATURES:
@@ -167,7 +167,7 @@ def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, seed
             f"too few rows to train on: {rows}; the experiments need at least {MIN_ROWS} "
             f"({MIN_ROWS // 2} to train, {MIN_ROWS // 2} public hold-out)"
         )
-    order = np.random.default_rng(seed).permutation(rows)[: positive_int("max_rows", max_rows)]
+    order = generator(rng).permutation(rows)[: positive_int("max_rows", max_rows)]
     X = values[order][:, features]
     y = None if target is None else values[order, names.index(target)]
     if task == "logistic":

@@ -27,13 +27,13 @@ def small_csv(rows=120, seed=0) -> bytes:
 
 
 def test_worker_processes_give_the_same_numbers():
-    task = default_task("logistic", n=600)
-    eps = level_grid(0.2, 3.0, 6)
-    one = run_experiment(task, eps, target=0.55, trials=75, rng=4, mapper=process_mapper(1))
-    two = run_experiment(task, eps, target=0.55, trials=75, rng=4, mapper=process_mapper(2))
+    task = default_task("logistic", n=600, rng=0)
+    eps = level_grid(0.2, 3.0, count=6)
+    one = run_experiment(task, epsilons=eps, target=0.55, trials=75, rng=4, mapper=process_mapper(1))
+    two = run_experiment(task, epsilons=eps, target=0.55, trials=75, rng=4, mapper=process_mapper(2))
     pool = ComputePool(threads=2)
     try:
-        pooled = run_experiment(task, eps, target=0.55, trials=75, rng=4, mapper=pool_mapper(pool))
+        pooled = run_experiment(task, epsilons=eps, target=0.55, trials=75, rng=4, mapper=pool_mapper(pool))
     finally:
         pool.close()
     for other in (two, pooled):
@@ -46,10 +46,12 @@ def test_worker_processes_give_the_same_numbers():
 def test_view_calls_match_the_one_call_run():
     spec = ExperimentSpec(task="logistic", source="upload", content=small_csv(), target_column="label")
     prepared = prepare(spec)
-    eps = level_grid(0.2, 5.0, 8)
-    chunks = [call() for call in chunk_calls(prepared.task, eps, trials=60, seed=0, target=prepared.suggested_target)]
-    joined = combine_chunks(prepared.task, np.asarray(eps), chunks, target=prepared.suggested_target)
-    direct = run_experiment(prepared.task, eps, target=prepared.suggested_target, trials=60, rng=0)
+    eps = level_grid(0.2, 5.0, count=8)
+    chunks = [
+        call() for call in chunk_calls(prepared.task, levels=eps, trials=60, rng=0, target=prepared.suggested_target)
+    ]
+    joined = combine_chunks(prepared.task, epsilons=np.asarray(eps), chunks=chunks, target=prepared.suggested_target)
+    direct = run_experiment(prepared.task, epsilons=eps, target=prepared.suggested_target, trials=60, rng=0)
     np.testing.assert_allclose(joined.tradeoff.bm_mean, direct.tradeoff.bm_mean, rtol=1e-8)
     assert prepared.task.n == 60 and prepared.task.d == 3
 
@@ -118,8 +120,8 @@ def test_unusable_data_or_target_is_named(change, message):
 
 
 def test_headline_states_the_medians_and_the_comparison():
-    task = default_task("mean", n=500)
-    result = run_experiment(task, level_grid(0.2, 5.0, 10), target=0.19, trials=50, rng=0)
+    task = default_task("mean", n=500, rng=0)
+    result = run_experiment(task, epsilons=level_grid(0.2, 5.0, count=10), target=0.19, trials=50, rng=0)
     text = experiment_headline(result, delta=1e-6)
     bm = np.median(result.stopping.ex_post[("bm", "holdout")])
     assert f"{bm:.3g}" in text and "1 - 1e-06" in text
@@ -131,10 +133,12 @@ def test_default_screen_tells_the_story_over_seeds():
     reaches the target at a lower median ex-post epsilon than LNR, and RAT's median is below
     AboveThreshold's, for every one of 10 seeds (measured: 10/10 for both)."""
     prepared = prepare(ExperimentSpec())
-    eps = level_grid(0.16, 5.0, 30)
+    eps = level_grid(0.16, 5.0, count=30)
     wins_bm = wins_rat = 0
     for seed in range(10):
-        stop = run_experiment(prepared.task, eps, target=prepared.suggested_target, trials=100, rng=seed).stopping
+        stop = run_experiment(
+            prepared.task, epsilons=eps, target=prepared.suggested_target, trials=100, rng=seed
+        ).stopping
         med = {k: np.nanmedian(v) for k, v in stop.ex_post.items()}
         wins_bm += med[("bm", "holdout")] < med[("lnr", "holdout")]
         wins_rat += med[("bm", "RAT")] < med[("bm", "AboveThreshold")]
@@ -147,9 +151,9 @@ def test_headline_words_follow_the_numbers_at_the_slider_ends(levels, count):
     """At the grid's extremes the comparison can go either way (on 10 levels up to 20 both
     mechanisms often stop at the same level): the headline's words always match the medians."""
     prepared = prepare(ExperimentSpec())
-    eps = level_grid(*levels, count)
+    eps = level_grid(*levels, count=count)
     for seed in range(5):
-        result = run_experiment(prepared.task, eps, target=prepared.suggested_target, trials=100, rng=seed)
+        result = run_experiment(prepared.task, epsilons=eps, target=prepared.suggested_target, trials=100, rng=seed)
         med = {k: np.nanmedian(v) for k, v in result.stopping.ex_post.items()}
         text = experiment_headline(result, delta=1e-6)
         bm, lnr = med[("bm", "holdout")], med[("lnr", "holdout")]

@@ -47,7 +47,7 @@ SEEDS = range(400)
 
 
 def scenarios(settings, rule="confidence", seeds=SEEDS):
-    return [rewind_scenario(**settings, stop_rule=rule, seed=seed) for seed in seeds]
+    return [rewind_scenario(**settings, stop_rule=rule, rng=seed) for seed in seeds]
 
 
 # --- rewind ------------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def test_rewind_rejects_bad_input():
 def test_pdp_gaussian_meets_its_failure_probability_by_monte_carlo(delta):
     """P(loss > eps) = delta at the pDP variance: 400,000 draws of D^2/(2T) + (D/T) W_T, within 4 s.e."""
     eps, D = 1.0, 2.0
-    T = gaussian_pdp_variance(eps, delta, D)
+    T = gaussian_pdp_variance(eps, delta=delta, sensitivity=D)
     W = np.random.default_rng(11).normal(0.0, math.sqrt(T), 400_000)
     freq = np.mean(D * D / (2 * T) + D * W / T > eps)
     assert abs(freq - delta) <= 4 * math.sqrt(delta * (1 - delta) / W.size)
@@ -168,7 +168,7 @@ def test_pdp_gaussian_meets_its_failure_probability_by_monte_carlo(delta):
 
 @pytest.mark.parametrize(("eps", "delta"), [(1.0, 1e-6), (0.1, 1e-12), (20.0, 1e-3)])
 def test_pdp_gaussian_against_high_precision(eps, delta):
-    T = mpmath.mpf(gaussian_pdp_variance(eps, delta, 1.0))
+    T = mpmath.mpf(gaussian_pdp_variance(eps, delta=delta, sensitivity=1.0))
     with mpmath.workdps(40):
         tail = mpmath.erfc((eps - 1 / (2 * T)) * mpmath.sqrt(T) / mpmath.sqrt(2)) / 2
     assert float(tail) == pytest.approx(delta, rel=1e-9)
@@ -201,10 +201,10 @@ def test_rho_tooltip_psi_m_is_tightest_near_2_ln_inv_delta_rho(delta):
 def test_crossing_study_counts_paths_against_one_neighbour():
     boundary = mixture_boundary(delta=0.05, rho=1.0)
     t = np.geomspace(0.1, 1000, 200)
-    study = crossing_study(boundary, t, paths=4000, seed=2)
+    study = crossing_study(boundary, t=t, paths=4000, rng=2)
     assert study.frequency <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 4000)
     with pytest.raises(ValueError, match="increasing"):
-        crossing_study(boundary, t[::-1])
+        crossing_study(boundary, t=t[::-1])
 
 
 # --- low-privacy noise -------------------------------------------------------------------------
@@ -247,7 +247,7 @@ def test_density_axis_follows_the_noise_scale(eps):
     c = noise_comparison(epsilon=eps, table=TABLE)
     half = c.x[-1]
     widest = 0.0
-    for dist in (Laplace.for_epsilon(eps), Staircase(eps), c.arete):
+    for dist in (Laplace.calibrated(eps), Staircase(eps), c.arete):
         assert float(dist.cdf(half) - dist.cdf(-half)) >= 0.99
         q = optimize.brentq(lambda z, d=dist: float(d.sf(z)) - 0.0025, 0.0, 1e4, xtol=1e-12)
         widest = max(widest, q)
@@ -294,7 +294,7 @@ DEFAULT_RAT = {"epsilon": DEFAULTS["epsilon"], "delta": DEFAULTS["delta"], "rho"
 def test_rat_at_the_defaults_halts_within_the_target_and_beats_above_threshold(seed):
     """Headline at the defaults (1,000 runs, three seeds): >= 85% of RAT's halts meet the target and its
     median ex-post epsilon is below AboveThreshold's; each cost follows its rule."""
-    study = rat_study(**DEFAULT_RAT, runs=1000, seed=seed)
+    study = rat_study(**DEFAULT_RAT, runs=1000, rng=seed)
     summary = study.summary()
     assert summary["RAT"][2] >= 0.85
     assert summary["RAT"][0] < summary["AboveThreshold"][0]
@@ -309,7 +309,7 @@ def test_rat_at_the_defaults_halts_within_the_target_and_beats_above_threshold(s
 def test_rat_costs_more_than_above_threshold_at_high_epsilon():
     """The caption's condition: RAT is cheaper only when it halts below epsilon_AT; at epsilon = 10
     it halts at level >= 1, so the headline must say "more than"."""
-    study = rat_study(epsilon=10.0, delta=1e-6, rho=1.0, runs=300, seed=0)
+    study = rat_study(epsilon=10.0, delta=1e-6, rho=1.0, runs=300, rng=0)
     summary = study.summary()
     assert summary["RAT"][0] > summary["AboveThreshold"][0]
     assert "more than" in rat_headline(study)
@@ -318,8 +318,8 @@ def test_rat_costs_more_than_above_threshold_at_high_epsilon():
 def test_vectorised_rat_agrees_with_the_round_by_round_class():
     """The study (vectorised Koufogiannis chain) and the single run (the core's ReducedAboveThreshold,
     one Laplace process per run) give the same stopping-round law: means within 4 s.e."""
-    study = rat_study(**DEFAULT_RAT, runs=2000, seed=9)
-    single = np.array([rat_run(**DEFAULT_RAT, seed=s).stop_round for s in range(400)])
+    study = rat_study(**DEFAULT_RAT, runs=2000, rng=9)
+    single = np.array([rat_run(**DEFAULT_RAT, rng=s).stop_round for s in range(400)])
     vec = study.stop_rounds["RAT"]
     se = math.sqrt(vec.var() / vec.size + single.var() / single.size)
     assert abs(vec.mean() - single.mean()) <= 4 * se
@@ -329,7 +329,7 @@ def test_single_run_marks_false_halts():
     """A halt is marked false exactly when the true private error at the halt exceeds the target."""
     seen = set()
     for seed in range(60):
-        run = rat_run(epsilon=0.3, delta=1e-6, rho=1.0, seed=seed)
+        run = rat_run(epsilon=0.3, delta=1e-6, rho=1.0, rng=seed)
         if run.stop_round:
             assert run.false_halt == bool(run.error[run.stop_round - 1] > run.target)
             assert run.rat_ex_post == pytest.approx(2 * run.epsilons[run.stop_round - 1])
@@ -344,8 +344,8 @@ def test_linear_is_least_where_tuned_and_mixture_covers_the_range(settings):
     the mixture boundary reaches every level of the plotted range."""
     kwargs = {k: settings[k] for k in ("epsilon", "delta", "rho", "sensitivity")}
     c = boundary_curves(**kwargs)
-    best = MixtureBoundary.optimized_for(settings["epsilon"], settings["delta"], settings["sensitivity"])
-    assert c.time_at_epsilon["linear"] <= float(best.time_for(settings["epsilon"])) * (1 + 1e-9)
+    best = MixtureBoundary.calibrated(settings["epsilon"], delta=settings["delta"], sensitivity=settings["sensitivity"])
+    assert c.time_at_epsilon["linear"] <= float(best.calibrated_time(settings["epsilon"])) * (1 + 1e-9)
     assert c.linear_floor > 0
     below = c.epsilons <= c.linear_floor
     assert np.all(np.isnan(c.linear_time[below])) and np.all(np.isfinite(c.linear_time[~below]))
@@ -375,8 +375,8 @@ def test_builders_validate_and_a_seed_reproduces_a_demo():
         noise_comparison(epsilon=1.0, table=TABLE, users=0)
     with pytest.raises(TypeError):
         noise_comparison(1.0)
-    first, again = (rewind_scenario(**BASE, seed=123) for _ in range(2))
+    first, again = (rewind_scenario(**BASE, rng=123) for _ in range(2))
     np.testing.assert_array_equal(first.path, again.path)
-    a, b = (rat_study(**DEFAULT_RAT, runs=50, seed=5) for _ in range(2))
+    a, b = (rat_study(**DEFAULT_RAT, runs=50, rng=5) for _ in range(2))
     for rule in a.stop_rounds:
         np.testing.assert_array_equal(a.stop_rounds[rule], b.stop_rounds[rule])

@@ -108,23 +108,23 @@ def test_dropout_point_laplace_limit_matches_laplace_shares():
     """With alpha = 0 the 'Arete' shares are Laplace shares. A fraction q of
     Laplace(1) shares is Gamma(q) - Gamma(q), whose E|Z| = 2 Gamma(q + 1/2) / (sqrt(pi) Gamma(q)); the
     closed form is itself checked by Monte Carlo (4.5 standard errors)."""
-    _, abs_a, _, _ = dropout_point(0.0, 1.0, 1.0, 0.6, 1.0, 1.0)
+    _, abs_a, _, _ = dropout_point(0.0, 1.0, 1.0, fraction=0.6, sensitivity=1.0, epsilon_full=1.0)
     closed = 2 * math.gamma(1.1) / (math.sqrt(math.pi) * math.gamma(0.6))
     assert abs_a == pytest.approx(closed, rel=1e-7)
     rng = np.random.default_rng(7)
     z = np.abs(rng.gamma(0.6, 1.0, 400_000) - rng.gamma(0.6, 1.0, 400_000))
     assert abs(z.mean() - closed) < 4.5 * z.std() / math.sqrt(z.size)
     # all shares present: Laplace(1) itself, epsilon 1 at sensitivity 1
-    full = dropout_point(0.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+    full = dropout_point(0.0, 1.0, 1.0, fraction=1.0, sensitivity=1.0, epsilon_full=1.0)
     assert full[0] == pytest.approx(1.0, rel=1e-6) and full[1] == pytest.approx(1.0, rel=1e-6)
-    assert laplace_dropout(1.0, 0.6).var() == ShareSum(0.0, 1.0, 0.6, 1.0).var() == pytest.approx(1.2)
+    assert laplace_dropout(1.0, fraction=0.6).var() == ShareSum(0.0, 1.0, 0.6, 1.0).var() == pytest.approx(1.2)
 
 
 def test_dropout_point_validates():
     with pytest.raises(ValueError, match="fraction"):
-        dropout_point(0.1, 0.5, 0.1, 0.0)
+        dropout_point(0.1, 0.5, 0.1, fraction=0.0)
     with pytest.raises(ValueError, match="alpha"):
-        dropout_point(-0.1, 0.5, 0.1, 0.5)
+        dropout_point(-0.1, 0.5, 0.1, fraction=0.5)
 
 
 # --- address values ------------------------------------------------------------------------------
@@ -345,9 +345,9 @@ def test_warm_up_starts_what_the_tour_asks_for():
         prepared = pool.future(prepare, spec).result(timeout=300)
         calls = chunk_calls(
             prepared.task,
-            level_grid(*config.levels, config.count),
+            levels=level_grid(*config.levels, count=config.count),
             trials=config.trials,
-            seed=0,
+            rng=0,
             target=prepared.suggested_target,
             delta=settings.delta,
         )

@@ -148,15 +148,15 @@ LEMMA3_CASES = [(e, s) for e in (20, 25, 30, 40) for s in (2 / math.e, 1.0, 5.0)
 
 @pytest.mark.parametrize(("eps", "sens"), LEMMA3_CASES)
 def test_lemma3_holds_in_its_range(eps, sens):
-    assert Arete.lemma3_applies(eps, sens)
-    dist = Arete.from_lemma3(eps, sens)
+    assert Arete.lemma3_applies(eps, sensitivity=sens)
+    dist = Arete.from_lemma3(eps, sensitivity=sens)
     assert dist.privacy_loss(sens) <= eps
     assert dist.mean_abs() <= 2 * dist.alpha * dist.theta + dist.lam
 
 
 def test_lemma3_range_covers_most_cases():
     cases = [(e, s) for e in (20, 25, 30, 40) for s in (2 / math.e, 1.0, 5.0)]
-    assert sum(Arete.lemma3_applies(e, s) for e, s in cases) == 10
+    assert sum(Arete.lemma3_applies(e, sensitivity=s) for e, s in cases) == 10
 
 
 def test_mean_abs_against_quadrature():

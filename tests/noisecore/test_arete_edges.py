@@ -145,7 +145,7 @@ def test_sampling_entry_points(size, n, rng):
     dist = Arete(*EPS6)
     for func in (
         lambda: dist.sample(size, rng=rng),
-        lambda: dist.sample_shares(n, size, rng=rng),
+        lambda: dist.sample_shares(n, size=size, rng=rng),
         lambda: AreteShare(*EPS6, n).sample(size, rng=rng),
     ):
         out = _call(func, ("size", "n", "rng", "seed"))
@@ -156,8 +156,8 @@ def test_sampling_entry_points(size, n, rng):
 @SWEEP
 @given(eps=nasty | st.floats(0, 400), sens=nasty | log_scale)
 def test_lemma3_entry_points(eps, sens):
-    applies = _call(lambda: Arete.lemma3_applies(eps, sens), ("epsilon", "sensitivity"))
-    dist = _call(lambda: Arete.from_lemma3(eps, sens), ("epsilon", "sensitivity"))
+    applies = _call(lambda: Arete.lemma3_applies(eps, sensitivity=sens), ("epsilon", "sensitivity"))
+    dist = _call(lambda: Arete.from_lemma3(eps, sensitivity=sens), ("epsilon", "sensitivity"))
     if dist is not None:
         assert applies is not None
         _no_nan(dist.privacy_loss(1.0))
@@ -168,7 +168,7 @@ def test_lemma3_entry_points(eps, sens):
 def test_calibrated_refuses_by_name(bad):
     for call, name in (
         (lambda: Arete.calibrated(bad), "epsilon"),
-        (lambda: Arete.calibrated(6.0, bad), "sensitivity"),
+        (lambda: Arete.calibrated(6.0, sensitivity=bad), "sensitivity"),
         (lambda: Arete.calibrated(6.0, objective=bad), "objective"),
     ):
         with pytest.raises((ValueError, TypeError), match=name):

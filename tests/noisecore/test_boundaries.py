@@ -14,9 +14,9 @@ def test_linear_boundary_formula_and_inverse():
     t = np.array([1.0, 10.0, 1e4])
     np.testing.assert_allclose(bound.epsilon(t), 2.0 / t * (1.0 + b) + 0.4)
     eps = np.array([0.5, 1.0, 7.0])
-    np.testing.assert_allclose(bound.epsilon(bound.time_for(eps)), eps, rtol=1e-14)
+    np.testing.assert_allclose(bound.epsilon(bound.calibrated_time(eps)), eps, rtol=1e-14)
     with pytest.raises(ValueError, match=r"epsilon must be > 0\.4"):
-        bound.time_for(0.4)
+        bound.calibrated_time(0.4)
 
 
 def test_mixture_boundary_formula_and_inverse():
@@ -25,7 +25,7 @@ def test_mixture_boundary_formula_and_inverse():
     expected = 1.5**2 / (2 * t) + 1.5 / t * math.sqrt(2 * (t + 3) * math.log(1e6 * math.sqrt((t + 3) / 3)))
     assert bound.epsilon(t) == pytest.approx(expected, rel=1e-14)
     eps = np.geomspace(1e-3, 50, 500)
-    times = bound.time_for(eps)
+    times = bound.calibrated_time(eps)
     np.testing.assert_allclose(bound.epsilon(times), eps, rtol=1e-12)
     # least such t: slightly earlier times are above the target
     assert np.all(bound.epsilon(times * (1 - 1e-9)) > eps)
@@ -33,38 +33,42 @@ def test_mixture_boundary_formula_and_inverse():
 
 def test_mixture_boundary_large_delta_least_time():
     bound = MixtureBoundary(0.9, 0.5)
-    t = bound.time_for(2.0)
+    t = bound.calibrated_time(2.0)
     assert bound.epsilon(t) <= 2.0 + 1e-9
     grid = np.geomspace(1e-6, t, 20000)[:-1]
     assert np.all(bound.epsilon(grid) > 2.0 - 1e-9)
 
 
 def test_linear_optimized_beats_grid():
-    best = LinearBoundary.optimized_for(0.3, 1e-6)
+    best = LinearBoundary.calibrated(0.3, delta=1e-6)
     grid = np.linspace(1e-4, 0.3 - 1e-4, 200001)
-    grid_times = [LinearBoundary(1e-6, a).time_for(0.3) for a in grid[::1000]]
-    fine = np.array([LinearBoundary(1e-6, a).time_for(0.3) for a in grid[np.argmin(grid_times) * 1000 - 1000 :][:2001]])
-    assert best.time_for(0.3) <= fine.min() * (1 + 1e-12)
-    assert best.time_for(0.3) == pytest.approx(310.3357281861, rel=1e-9)
+    grid_times = [LinearBoundary(1e-6, a).calibrated_time(0.3) for a in grid[::1000]]
+    fine = np.array(
+        [LinearBoundary(1e-6, a).calibrated_time(0.3) for a in grid[np.argmin(grid_times) * 1000 - 1000 :][:2001]]
+    )
+    assert best.calibrated_time(0.3) <= fine.min() * (1 + 1e-12)
+    assert best.calibrated_time(0.3) == pytest.approx(310.3357281861, rel=1e-9)
 
 
 @pytest.mark.parametrize(("eps", "delta", "sens"), [(0.3, 1e-6, 1.0), (2.0, 1e-3, 0.5), (0.05, 1e-9, 3.0)])
 def test_mixture_optimized_beats_grid(eps, delta, sens):
-    best = MixtureBoundary.optimized_for(eps, delta, sens)
+    best = MixtureBoundary.calibrated(eps, delta=delta, sensitivity=sens)
     rhos = np.geomspace(1e-6, 1e8, 400) * sens**2 / eps**2
-    grid = min(MixtureBoundary(delta, r, sens).time_for(eps) for r in rhos)
-    assert best.time_for(eps) <= grid * (1 + 1e-9)
+    grid = min(MixtureBoundary(delta, r, sensitivity=sens).calibrated_time(eps) for r in rhos)
+    assert best.calibrated_time(eps) <= grid * (1 + 1e-9)
 
 
 def test_price_of_time_uniformity():
     # a single Gaussian release needs less variance than any time-uniform boundary
-    var = gaussian_variance(0.3, 1e-6)
-    assert var == pytest.approx(Gaussian.analytic(0.3, 1e-6).sigma ** 2)
-    assert var < LinearBoundary.optimized_for(0.3, 1e-6).time_for(0.3)
-    assert var < MixtureBoundary.optimized_for(0.3, 1e-6).time_for(0.3)
+    var = gaussian_variance(0.3, delta=1e-6)
+    assert var == pytest.approx(Gaussian.calibrated(0.3, delta=1e-6).sigma ** 2)
+    assert var < LinearBoundary.calibrated(0.3, delta=1e-6).calibrated_time(0.3)
+    assert var < MixtureBoundary.calibrated(0.3, delta=1e-6).calibrated_time(0.3)
 
 
-@pytest.mark.parametrize("bound", [LinearBoundary.optimized_for(1.0, 0.05), MixtureBoundary.optimized_for(1.0, 0.05)])
+@pytest.mark.parametrize(
+    "bound", [LinearBoundary.calibrated(1.0, delta=0.05), MixtureBoundary.calibrated(1.0, delta=0.05)]
+)
 def test_boundary_crossing_frequency_at_most_delta(bound):
     """Monte Carlo: realized losses D^2/(2t) + (D/t) W_t of many paths on a fine log grid."""
     rng = np.random.default_rng(5)
@@ -94,7 +98,7 @@ def test_boundary_crossing_frequency_at_most_delta(bound):
         lambda: LinearBoundary(1e-6, 1.0, sensitivity=-1),
         lambda: MixtureBoundary(1e-6, -1.0),
         lambda: MixtureBoundary(2.0, 1.0),
-        lambda: MixtureBoundary.optimized_for(0.0, 1e-6),
+        lambda: MixtureBoundary.calibrated(0.0, delta=1e-6),
         lambda: LinearBoundary(1e-6, 1.0).epsilon(0.0),
         lambda: LinearBoundary(1e-6, 1.0).epsilon([1.0, -2.0]),
     ],
@@ -108,9 +112,11 @@ def test_pdp_gaussian_validates_and_exceeds_the_dp_gaussian():
     from noisecore import gaussian_pdp_variance
 
     with pytest.raises(ValueError, match="delta"):
-        gaussian_pdp_variance(1.0, 0.0)
+        gaussian_pdp_variance(1.0, delta=0.0)
     with pytest.raises(ValueError, match="epsilon"):
-        gaussian_pdp_variance(-1.0, 1e-6)
+        gaussian_pdp_variance(-1.0, delta=1e-6)
     for eps in (0.1, 1.0, 10.0):
-        assert gaussian_pdp_variance(eps, 1e-6, 3.0) == pytest.approx(9 * gaussian_pdp_variance(eps, 1e-6), rel=1e-12)
-        assert gaussian_pdp_variance(eps, 1e-6) > gaussian_variance(eps, 1e-6)
+        assert gaussian_pdp_variance(eps, delta=1e-6, sensitivity=3.0) == pytest.approx(
+            9 * gaussian_pdp_variance(eps, delta=1e-6), rel=1e-12
+        )
+        assert gaussian_pdp_variance(eps, delta=1e-6) > gaussian_variance(eps, delta=1e-6)

@@ -7,7 +7,7 @@ from scipy import stats
 from noisecore.boundaries import LinearBoundary, MixtureBoundary
 from noisecore.brownian import BrownianMechanism
 
-BOUND = LinearBoundary.optimized_for(0.3, 1e-6)
+BOUND = LinearBoundary.calibrated(0.3, delta=1e-6)
 
 
 def test_release_by_epsilon_and_history():
@@ -15,7 +15,7 @@ def test_release_by_epsilon_and_history():
     first = mech.release(epsilon=0.2)
     second = mech.release(epsilon=0.5)
     assert first.shape == (3,)
-    np.testing.assert_allclose(mech.times, [BOUND.time_for(0.2), BOUND.time_for(0.5)])
+    np.testing.assert_allclose(mech.times, [BOUND.calibrated_time(0.2), BOUND.calibrated_time(0.5)])
     np.testing.assert_allclose(mech.epsilons, [0.2, 0.5], rtol=1e-12)
     assert mech.ex_post_epsilon == pytest.approx(0.5)
     np.testing.assert_array_equal(mech.releases[1], second)
@@ -87,7 +87,9 @@ def test_realized_loss_distribution():
     shift = np.array([0.5, -1.2, 0.0]) * D / np.linalg.norm([0.5, -1.2, 0.0])
     losses = []
     for seed in range(4000):
-        mech = BrownianMechanism([1.0, 2.0, 3.0], sensitivity=D, boundary=MixtureBoundary(1e-6, 1.0, D), rng=seed)
+        mech = BrownianMechanism(
+            [1.0, 2.0, 3.0], sensitivity=D, boundary=MixtureBoundary(1e-6, 1.0, sensitivity=D), rng=seed
+        )
         mech.release(T)
         losses.append(mech.realized_privacy_loss(mech.value - shift))
     assert stats.kstest(losses, "norm", args=(D * D / (2 * T), D / math.sqrt(T))).pvalue > 1e-3

@@ -33,7 +33,7 @@ def test_calibrated_no_worse_than_lemma3(eps):
 def test_small_epsilon_approaches_laplace(eps):
     best = Arete.calibrated(eps)
     assert best.privacy_loss(1.0) <= eps
-    assert best.mean_abs() == pytest.approx(Laplace.for_epsilon(eps).mean_abs(), rel=1e-4)
+    assert best.mean_abs() == pytest.approx(Laplace.calibrated(eps).mean_abs(), rel=1e-4)
 
 
 def test_calibration_scales_with_sensitivity():

@@ -39,14 +39,14 @@ def test_malformed_tables_are_refused_with_where(content, message):
 
 def test_table_to_task_data():
     names, values = read_table(GOOD.encode())
-    (X, y), (hX, hy) = table_task_data(names, values, task="logistic", target="label", seed=1)
+    (X, y), (hX, hy) = table_task_data(names, values, task="logistic", target="label", rng=1)
     assert X.shape == (30, 2) and hX.shape == (30, 2) and set(np.unique(hy)) == {-1.0, 1.0}
     assert set(np.unique(y)) == {-1.0, 1.0}
     norms = np.linalg.norm(X, axis=1)
     assert np.allclose(norms[norms > 0], 1.0)
-    (X, y), _ = table_task_data(names, values, task="ridge", target="a", seed=1)
+    (X, y), _ = table_task_data(names, values, task="ridge", target="a", rng=1)
     assert np.abs(y).max() == pytest.approx(1.0)
-    (X, y), _ = table_task_data(names, values, task="mean", seed=1)
+    (X, y), _ = table_task_data(names, values, task="mean", rng=1)
     assert y is None and X.shape[1] == 3 and np.linalg.norm(X, axis=1).max() <= 1 + 1e-12
 
 
@@ -79,7 +79,7 @@ def test_too_small_or_too_wide_tables_are_refused():
     rare[:, 2] = 0.0
     rare[0, 2] = 1.0
     with pytest.raises(ValueError, match="too rare"):
-        table_task_data(names, rare, task="logistic", target="label", seed=0)
+        table_task_data(names, rare, task="logistic", target="label", rng=0)
 
 
 def kdd_line(label="normal.", first="0"):

@@ -16,11 +16,11 @@ def _integrate_piecewise(func, edges):
 
 # --- Laplace -------------------------------------------------------------------
 def test_laplace_closed_forms():
-    dist = Laplace.for_epsilon(2.0, sensitivity=3.0)
+    dist = Laplace.calibrated(2.0, sensitivity=3.0)
     assert dist.scale == 1.5
     assert dist.mean_abs() == pytest.approx(1.5)
     for eps in (0.1, 1.0, 7.0):
-        assert Laplace.for_epsilon(eps).mean_abs() == pytest.approx(1 / eps, rel=1e-15)
+        assert Laplace.calibrated(eps).mean_abs() == pytest.approx(1 / eps, rel=1e-15)
     assert dist.privacy_loss(3.0) == pytest.approx(2.0)
     x = np.array([-3.0, -0.2, 0.0, 1.0, 40.0])
     np.testing.assert_allclose(dist.pdf(x), stats.laplace(scale=1.5).pdf(x), rtol=1e-14)
@@ -51,20 +51,20 @@ def _delta_from_loss_distribution(eps, sigma, sens):
     ("eps", "delta", "sens"), [(0.5, 1e-5, 1.0), (1.0, 1e-6, 2.0), (8.0, 1e-3, 1.0), (20.0, 1e-9, 1.0)]
 )
 def test_analytic_gaussian_calibration(eps, delta, sens):
-    dist = Gaussian.analytic(eps, delta, sens)
+    dist = Gaussian.calibrated(eps, delta=delta, sensitivity=sens)
     achieved = float(_delta_from_loss_distribution(eps, dist.sigma, sens))
     assert achieved == pytest.approx(delta, rel=1e-8)
-    assert dist.delta(eps, sens) == pytest.approx(delta, rel=1e-9)
+    assert dist.delta(eps, sensitivity=sens) == pytest.approx(delta, rel=1e-9)
     # a slightly smaller sigma violates the target
-    assert Gaussian(dist.sigma * 0.999).delta(eps, sens) > delta
+    assert Gaussian(dist.sigma * 0.999).delta(eps, sensitivity=sens) > delta
 
 
 def test_classic_gaussian():
-    dist = Gaussian.classic(0.5, 1e-5)
+    dist = Gaussian.calibrated(0.5, delta=1e-5, method="classic")
     assert dist.sigma == pytest.approx(math.sqrt(2 * math.log(1.25e5)) / 0.5)
-    assert dist.sigma > Gaussian.analytic(0.5, 1e-5).sigma
+    assert dist.sigma > Gaussian.calibrated(0.5, delta=1e-5).sigma
     with pytest.raises(ValueError, match="epsilon"):
-        Gaussian.classic(1.0, 1e-5)
+        Gaussian.calibrated(1.0, delta=1e-5, method="classic")
 
 
 def test_gaussian_basics(rng):
@@ -88,7 +88,7 @@ def test_staircase_reference_mean_abs(eps, expected):
 
 @pytest.mark.parametrize(("eps", "sens", "gamma"), [(1.0, 1.0, None), (3.0, 2.0, 0.3), (0.2, 0.5, 0.7)])
 def test_staircase_moments_by_quadrature(eps, sens, gamma):
-    dist = Staircase(eps, sens, gamma)
+    dist = Staircase(eps, sensitivity=sens, gamma=gamma)
     g = dist.gamma
     edges = sorted({0.0, *[(k + o) * sens for k in range(int(60 / eps) + 40) for o in (0.0, g)]})
     mass = 2 * _integrate_piecewise(dist.pdf, edges)
@@ -111,20 +111,20 @@ def test_staircase_variance_optimal_gamma():
             method="bounded",
             options={"xatol": 1e-10},
         )
-        assert Staircase.optimal_gamma(eps, "var") == pytest.approx(res.x, abs=1e-6)
+        assert Staircase.optimal_gamma(eps, criterion="var") == pytest.approx(res.x, abs=1e-6)
         res_abs = optimize.minimize_scalar(
             lambda g, e=eps: Staircase(e, gamma=g).mean_abs(),
             bounds=(1e-6, 1 - 1e-6),
             method="bounded",
             options={"xatol": 1e-10},
         )
-        assert Staircase.optimal_gamma(eps, "abs") == pytest.approx(res_abs.x, abs=1e-6)
+        assert Staircase.optimal_gamma(eps, criterion="abs") == pytest.approx(res_abs.x, abs=1e-6)
     with pytest.raises(ValueError, match="criterion"):
-        Staircase.optimal_gamma(1.0, "median")
+        Staircase.optimal_gamma(1.0, criterion="median")
 
 
 def test_staircase_ppf_and_samples(rng):
-    dist = Staircase(2.0, 1.5)
+    dist = Staircase(2.0, sensitivity=1.5)
     q = np.array([1e-9, 0.01, 0.2, 0.5, 0.7, 0.99])
     np.testing.assert_allclose(dist.cdf(dist.ppf(q)), q, rtol=1e-10)
     x = dist.sample(6000, rng=rng)
@@ -133,7 +133,7 @@ def test_staircase_ppf_and_samples(rng):
 
 
 def test_staircase_privacy_loss_is_step_function():
-    dist = Staircase(3.0, 2.0)
+    dist = Staircase(3.0, sensitivity=2.0)
     d = np.array([0.0, 0.5, 2.0, 2.0001, 3.9, 4.0, 5.0])
     np.testing.assert_allclose(dist.privacy_loss(d), 3.0 * np.ceil(d / 2.0))
     # brute force on a grid for a few distances

@@ -38,7 +38,7 @@ def test_share_sum_density_matches_fourier(params):
 
 def test_full_participation_is_the_arete():
     arete = Arete(*EPS6)
-    full = arete_dropout(arete, 1.0)
+    full = arete_dropout(arete, fraction=1.0)
     x = np.array([0.0, 0.05, 0.4, 2.0, 6.0])
     np.testing.assert_allclose(full.pdf(x), arete.pdf(x), rtol=1e-12)
     assert full.privacy_loss(1.0) == pytest.approx(arete.privacy_loss(1.0), rel=1e-9)
@@ -47,29 +47,31 @@ def test_full_participation_is_the_arete():
 
 def test_laplace_shares_closed_form():
     lap = Laplace(0.4)
-    np.testing.assert_allclose(laplace_dropout(0.4, 1.0).pdf([0.0, 0.3, 2.0]), lap.pdf([0.0, 0.3, 2.0]), rtol=1e-12)
-    half = laplace_dropout(0.4, 0.75)  # GG(0.75, 0.4): Bessel-K closed form, checked against mpmath
+    np.testing.assert_allclose(
+        laplace_dropout(0.4, fraction=1.0).pdf([0.0, 0.3, 2.0]), lap.pdf([0.0, 0.3, 2.0]), rtol=1e-12
+    )
+    half = laplace_dropout(0.4, fraction=0.75)  # GG(0.75, 0.4): Bessel-K closed form, checked against mpmath
     for t in (0.0, 0.2, 1.0):
         assert half.pdf(t) == pytest.approx(fourier_pdf(t, 0.0, 1.0, 0.75, 0.4), rel=1e-9)
 
 
 def test_privacy_loss_against_dense_grid_and_singular_regime():
-    dist = arete_dropout(Arete(*EPS6), 0.8)
+    dist = arete_dropout(Arete(*EPS6), fraction=0.8)
     brute, _ = _brute_force_loss(dist, 1.0)
     loss = dist.privacy_loss(1.0)
     assert loss >= brute * (1 - 1e-9)
     assert loss == pytest.approx(max(brute, 1 / dist.mu), rel=1e-7)
     # total shape below 1/2: the density is infinite at 0, no epsilon holds
-    few = arete_dropout(Arete(*EPS6), 0.4)
+    few = arete_dropout(Arete(*EPS6), fraction=0.4)
     assert not few.bounded and np.isinf(few.privacy_loss(1.0))
-    assert np.isinf(laplace_dropout(1.0, 0.3).privacy_loss(1.0))
+    assert np.isinf(laplace_dropout(1.0, fraction=0.3).privacy_loss(1.0))
 
 
 def test_dropout_matches_monte_carlo_sums_of_shares(rng):
     arete = Arete(0.3, 0.6, 0.2)
     n, m = 20, 14
     shares = arete.sample_shares(n, size=40000, rng=rng)[:, :m].sum(axis=1)
-    dist = arete_dropout(arete, m / n)
+    dist = arete_dropout(arete, fraction=m / n)
     assert np.mean(np.abs(shares)) == pytest.approx(dist.mean_abs(), rel=0.02)
     assert np.var(shares) == pytest.approx(dist.var(), rel=0.04)
     for r in (0.1, 0.5, 1.5):
@@ -78,7 +80,7 @@ def test_dropout_matches_monte_carlo_sums_of_shares(rng):
 
 
 def test_dropout_curves_shape_and_monotone():
-    curves = dropout_curves(Arete(*EPS6), 10, [1.0, 0.9, 0.8, 0.7])
+    curves = dropout_curves(Arete(*EPS6), n=10, fractions_present=[1.0, 0.9, 0.8, 0.7])
     eps = curves["arete_epsilon"]
     assert eps[0] == pytest.approx(Arete(*EPS6).privacy_loss(1.0), rel=1e-9)
     assert np.all(np.diff(eps) > 0)  # fewer shares, less noise, more privacy loss
@@ -88,9 +90,9 @@ def test_dropout_curves_shape_and_monotone():
 
 def test_bad_dropout_input():
     with pytest.raises(ValueError, match="fraction"):
-        arete_dropout(Arete(*EPS6), 0.0)
+        arete_dropout(Arete(*EPS6), fraction=0.0)
     with pytest.raises(ValueError, match="fraction"):
-        laplace_dropout(1.0, 1.5)
+        laplace_dropout(1.0, fraction=1.5)
     with pytest.raises(ValueError, match="shapes"):
         ShareSum(0.0, 1.0, 0.0, 1.0)
     with pytest.raises(ValueError, match="theta"):
@@ -99,5 +101,5 @@ def test_bad_dropout_input():
 
 def test_oracle_module_is_independent():
     # the real-space oracle of the foundation tests agrees with the share-sum engine too
-    dist = arete_dropout(Arete(0.3, 0.5, 0.2), 1.0)
+    dist = arete_dropout(Arete(0.3, 0.5, 0.2), fraction=1.0)
     assert dist.pdf(0.7) == pytest.approx(float(oracles.arete_pdf_direct(0.7, 0.3, 0.5, 0.2)), rel=1e-9)

@@ -74,7 +74,7 @@ NASTY = [
     np.float64(0.25),
     np.int64(2),
 ]
-BOUND = LinearBoundary.optimized_for(0.5, 1e-6)
+BOUND = LinearBoundary.calibrated(0.5, delta=1e-6)
 ARETE = Arete(0.05, 0.3, 1.0)
 SWEEP = settings(
     derandomize=True,
@@ -125,17 +125,22 @@ def outcome(call, nasty_names, allow=""):
 # (label, function, valid keyword arguments, allowed infinities)
 FUNCTIONS = [
     ("Laplace", Laplace, {"scale": 1.0}, ""),
-    ("Laplace.for_epsilon", Laplace.for_epsilon, {"epsilon": 1.0, "sensitivity": 1.0}, ""),
+    ("Laplace.calibrated", Laplace.calibrated, {"epsilon": 1.0, "sensitivity": 1.0}, ""),
     ("Gaussian", Gaussian, {"sigma": 1.0}, ""),
-    ("Gaussian.analytic", Gaussian.analytic, {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0}, ""),
-    ("Gaussian.classic", Gaussian.classic, {"epsilon": 0.5, "delta": 1e-5, "sensitivity": 1.0}, ""),
+    ("Gaussian.calibrated", Gaussian.calibrated, {"epsilon": 1.0, "delta": 1e-5, "sensitivity": 1.0}, ""),
+    (
+        "Gaussian.calibrated classic",
+        Gaussian.calibrated,
+        {"epsilon": 0.5, "delta": 1e-5, "sensitivity": 1.0, "method": "classic"},
+        "",
+    ),
     ("Staircase", Staircase, {"epsilon": 1.0, "sensitivity": 1.0, "gamma": None}, ""),
     ("Staircase.optimal_gamma", Staircase.optimal_gamma, {"epsilon": 1.0, "criterion": "abs"}, ""),
     ("MixtureBoundary", MixtureBoundary, {"delta": 1e-6, "rho": 1.0, "sensitivity": 1.0}, ""),
     ("LinearBoundary", LinearBoundary, {"delta": 1e-6, "a": 0.1, "sensitivity": 1.0}, ""),
     (
-        "LinearBoundary.optimized_for",
-        LinearBoundary.optimized_for,
+        "LinearBoundary.calibrated",
+        LinearBoundary.calibrated,
         {"epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.0},
         "",
     ),
@@ -187,7 +192,9 @@ FUNCTIONS = [
     ),
     (
         "simulate_rat_stopping",
-        lambda **kw: simulate_rat_stopping(kw.pop("utilities"), kw.pop("epsilons"), kw.pop("threshold"), **kw),
+        lambda **kw: simulate_rat_stopping(
+            kw.pop("utilities"), epsilons=kw.pop("epsilons"), threshold=kw.pop("threshold"), **kw
+        ),
         {
             "utilities": [0.1, 0.5],
             "epsilons": [0.5, 1.0],
@@ -201,7 +208,7 @@ FUNCTIONS = [
     ),
     (
         "simulate_above_threshold_stopping",
-        lambda **kw: simulate_above_threshold_stopping(kw.pop("utilities"), kw.pop("threshold"), **kw),
+        lambda **kw: simulate_above_threshold_stopping(kw.pop("utilities"), threshold=kw.pop("threshold"), **kw),
         {"utilities": [0.1, 0.5], "threshold": 0.4, "sensitivity": 1.0, "epsilon": 1.0, "runs": 3, "rng": 1},
         "",
     ),
@@ -213,8 +220,8 @@ FUNCTIONS = [
 ]
 SLOW_FUNCTIONS = [
     (
-        "MixtureBoundary.optimized_for",
-        MixtureBoundary.optimized_for,
+        "MixtureBoundary.calibrated",
+        MixtureBoundary.calibrated,
         {"epsilon": 0.5, "delta": 1e-6, "sensitivity": 1.0},
         "",
     ),
@@ -248,7 +255,7 @@ NOISE_METHODS = [
 BOUNDARY_METHODS = [
     ("epsilon", {"t": 2.0}, ""),
     ("__call__", {"t": 2.0}, ""),
-    ("time_for", {"epsilon": 0.8}, ""),
+    ("calibrated_time", {"epsilon": 0.8}, ""),
     ("floor", {}, ""),
 ]
 

@@ -19,7 +19,7 @@ OBJECTS = [
     (lambda: Arete(0.1, 0.5, 0.1), "alpha"),
     (lambda: ShareSum(0.1, 0.5, 0.5, 0.1), "a"),
     (lambda: MixtureBoundary(1e-6, 1.0), "rho"),
-    (lambda: LinearBoundary.optimized_for(0.3, 1e-6), "a"),
+    (lambda: LinearBoundary.calibrated(0.3, delta=1e-6), "a"),
 ]
 
 
@@ -46,8 +46,8 @@ def test_copies_and_pickles_stay_equal_and_frozen(make, attr):
 
 
 def test_stopping_result_is_complete_at_construction():
-    task = default_task("mean", n=200, seed=1)
-    result = stopping_experiment(task, 0.25, np.geomspace(0.2, 3.0, 8), trials=20, rng=2)
+    task = default_task("mean", n=200, rng=1)
+    result = stopping_experiment(task, target=0.25, epsilons=np.geomspace(0.2, 3.0, 8), trials=20, rng=2)
     assert {("bm", "RAT"), ("lnr", "AboveThreshold"), ("doubling", "holdout")} <= set(result.ex_post)
     assert set(result.ex_post) == set(result.stop_index)
     with pytest.raises(AttributeError):

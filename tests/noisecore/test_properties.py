@@ -39,7 +39,7 @@ def test_arete_finite_and_unit_mass(alpha, theta, lam):
 @settings(max_examples=40, deadline=None)
 @given(eps=st.floats(min_value=0.01, max_value=40), sens=log_uniform)
 def test_staircase_and_laplace_unit_mass(eps, sens):
-    for dist in (Staircase(eps, sens), Laplace.for_epsilon(eps, sens)):
+    for dist in (Staircase(eps, sensitivity=sens), Laplace.calibrated(eps, sensitivity=sens)):
         g = dist.gamma if isinstance(dist, Staircase) else 0.5
         # piecewise-constant density: integrate exactly on its own steps
         k = np.arange(0, int(80 / eps) + 60)
@@ -56,6 +56,6 @@ def test_staircase_and_laplace_unit_mass(eps, sens):
 @settings(max_examples=40, deadline=None)
 @given(eps=st.floats(min_value=0.01, max_value=50), delta=st.floats(min_value=1e-12, max_value=0.5))
 def test_analytic_gaussian_always_calibrates(eps, delta):
-    dist = Gaussian.analytic(eps, delta)
+    dist = Gaussian.calibrated(eps, delta=delta)
     assert np.isfinite(dist.sigma) and dist.sigma > 0
     assert abs(dist.delta(eps) - delta) <= 1e-8 * delta

@@ -33,7 +33,7 @@ def test_laplace_process_marginals():
 
 def test_process_and_chain_have_the_same_joint_law():
     proc = _process_on_grid(6000, 2)
-    chain = koufogiannis_chain(np.r_[0.2, GRID], 1, size=6000, rng=3)[:, 1:, 0]
+    chain = koufogiannis_chain(np.r_[0.2, GRID], dim=1, size=6000, rng=3)[:, 1:, 0]
     for j in range(1, GRID.size):
         # probability of no jump between consecutive grid times: (t_{j-1}/t_j)^2
         p = (GRID[j - 1] / GRID[j]) ** 2
@@ -100,18 +100,18 @@ def test_above_threshold_fixed_cost():
 
 def test_rat_rounds_and_ex_post():
     rat = ReducedAboveThreshold(0.0, sensitivity=1.0, epsilon_max=20.0, rng=2)
-    assert not rat.check(-1e3, 0.1)
-    assert not rat.check(-1e3, 0.3)
-    assert rat.check(1e3, 1.0)
+    assert not rat.check(-1e3, epsilon=0.1)
+    assert not rat.check(-1e3, epsilon=0.3)
+    assert rat.check(1e3, epsilon=1.0)
     assert [r.epsilon for r in rat.rounds] == [0.1, 0.3, 1.0]
     assert rat.ex_post_epsilon() == 1.0
     assert rat.ex_post_epsilon(mechanism_loss=1.0) == 2.0  # cor:aug_bm: 2 psi(T_N)
     rat2 = ReducedAboveThreshold(0.0, sensitivity=1.0, epsilon_max=2.0, rng=2)
-    rat2.check(-1e3, 1.0)
+    rat2.check(-1e3, epsilon=1.0)
     with pytest.raises(ValueError, match="must not decrease"):
-        rat2.check(0.0, 0.5)
+        rat2.check(0.0, epsilon=0.5)
     with pytest.raises(ValueError, match="epsilon_max"):
-        rat2.check(0.0, 3.0)
+        rat2.check(0.0, epsilon=3.0)
 
 
 def test_rat_stopping_probabilities_satisfy_the_privacy_bound():
@@ -121,7 +121,9 @@ def test_rat_stopping_probabilities_satisfy_the_privacy_bound():
     runs = 200_000
     counts = {}
     for name, util in (("x", u), ("x'", u - 1.0)):
-        stops = simulate_rat_stopping(util, eps, 0.0, sensitivity=1.0, epsilon_max=10.0, runs=runs, rng=9)
+        stops = simulate_rat_stopping(
+            util, epsilons=eps, threshold=0.0, sensitivity=1.0, epsilon_max=10.0, runs=runs, rng=9
+        )
         counts[name] = np.array([(stops == n).sum() for n in range(1, eps.size + 1)])
     px, py = counts["x"] / runs, counts["x'"] / runs
     se = np.sqrt(px / runs) + np.exp(eps) * np.sqrt(py / runs)
@@ -137,7 +139,7 @@ def _sequential_stops(make_check, utilities, epsilons=None, runs=4000):
         check = make_check(seed)
         stop = 0
         for n, ui in enumerate(utilities, start=1):
-            if check.check(ui) if epsilons is None else check.check(ui, epsilons[n - 1]):
+            if check.check(ui) if epsilons is None else check.check(ui, epsilon=epsilons[n - 1]):
                 stop = n
                 break
         stops.append(stop)
@@ -153,7 +155,7 @@ def _assert_same_stopping_law(sim, seq):
 def test_rat_simulation_matches_the_sequential_class():
     eps = [0.5, 0.5, 1.0, 2.0]
     u = [-3.0, -1.0, 0.0, 0.5]
-    sim = simulate_rat_stopping(u, eps, 0.0, sensitivity=1.0, epsilon_max=4.0, runs=20000, rng=1)
+    sim = simulate_rat_stopping(u, epsilons=eps, threshold=0.0, sensitivity=1.0, epsilon_max=4.0, runs=20000, rng=1)
     seq = _sequential_stops(lambda seed: ReducedAboveThreshold(0.0, sensitivity=1.0, epsilon_max=4.0, rng=seed), u, eps)
     _assert_same_stopping_law(sim, seq)
 
@@ -169,7 +171,7 @@ def test_rat_utility_margin():
 
 def test_above_threshold_simulation_matches_the_sequential_class():
     u = np.array([-3.0, -1.0, 0.0, 0.5])
-    sim = simulate_above_threshold_stopping(u, 0.0, sensitivity=1.0, epsilon=1.0, runs=20000, rng=2)
+    sim = simulate_above_threshold_stopping(u, threshold=0.0, sensitivity=1.0, epsilon=1.0, runs=20000, rng=2)
     seq = _sequential_stops(lambda seed: AboveThreshold(0.0, sensitivity=1.0, epsilon=1.0, rng=seed), u)
     _assert_same_stopping_law(sim, seq)
 
@@ -177,12 +179,14 @@ def test_above_threshold_simulation_matches_the_sequential_class():
 def test_stopping_simulations_take_one_row_per_run():
     u = np.tile([-3.0, -1.0, 0.0, 0.5], (50, 1))
     u[:, 0] = 100.0  # far above the threshold: every run halts in round 1
-    rounds = simulate_rat_stopping(u, [0.5, 0.5, 1.0, 2.0], 0.0, sensitivity=1.0, epsilon_max=2.0, rng=0)
+    rounds = simulate_rat_stopping(
+        u, epsilons=[0.5, 0.5, 1.0, 2.0], threshold=0.0, sensitivity=1.0, epsilon_max=2.0, rng=0
+    )
     assert rounds.shape == (50,) and np.all(rounds == 1)
-    assert np.all(simulate_above_threshold_stopping(u, 0.0, sensitivity=1.0, epsilon=1.0, rng=0) == 1)
+    assert np.all(simulate_above_threshold_stopping(u, threshold=0.0, sensitivity=1.0, epsilon=1.0, rng=0) == 1)
     with pytest.raises(ValueError, match="runs"):
-        simulate_above_threshold_stopping([0.0, 1.0], 0.0, sensitivity=1.0, epsilon=1.0)
+        simulate_above_threshold_stopping([0.0, 1.0], threshold=0.0, sensitivity=1.0, epsilon=1.0)
     with pytest.raises(ValueError, match="runs"):
-        simulate_above_threshold_stopping(u, 0.0, sensitivity=1.0, epsilon=1.0, runs=7)
+        simulate_above_threshold_stopping(u, threshold=0.0, sensitivity=1.0, epsilon=1.0, runs=7)
     with pytest.raises(ValueError, match="same number of rounds"):
-        simulate_rat_stopping(u, [0.5, 1.0], 0.0, sensitivity=1.0, epsilon_max=2.0)
+        simulate_rat_stopping(u, epsilons=[0.5, 1.0], threshold=0.0, sensitivity=1.0, epsilon_max=2.0)

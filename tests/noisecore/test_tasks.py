@@ -37,7 +37,7 @@ def _neighbour(X, y, rng):
 
 
 def test_logistic_sensitivity_on_neighbours():
-    X, y = synthetic_classification(300, 6, seed=3)
+    X, y = synthetic_classification(300, d=6, rng=3)
     task = LogisticRegressionTask(X, y, lam=0.1)
     rng = np.random.default_rng(0)
     shifts = []
@@ -51,14 +51,14 @@ def test_logistic_sensitivity_on_neighbours():
 
 
 def test_logistic_optimum_is_stationary():
-    X, y = synthetic_classification(500, 5, seed=1)
+    X, y = synthetic_classification(500, d=5, rng=1)
     task = LogisticRegressionTask(X, y, lam=0.05)
     grad = optimize.approx_fprime(task.optimum, lambda b: float(task.loss(b)), 1e-7)
     assert np.linalg.norm(grad) < 1e-6
 
 
 def test_ridge_statistics_sensitivity():
-    X, y = synthetic_regression(200, 7, seed=2)
+    X, y = synthetic_regression(200, d=7, rng=2)
     task = RidgeRegressionTask(X, y, lam=0.05)
     rng = np.random.default_rng(1)
     for _ in range(25):
@@ -104,20 +104,20 @@ def test_mean_task_clips_each_example():
 
 
 def test_released_noise_has_the_stated_law():
-    task = default_task("mean", n=500)
+    task = default_task("mean", n=500, rng=0)
     noise = np.random.default_rng(0).normal(size=(5, task.noise_dim))
     np.testing.assert_allclose(task.release(noise) - task.optimum, noise)
     times = np.array([9.0, 4.0, 1.0])
-    b = bm_noise(times, 2, 40000, np.random.default_rng(1))
+    b = bm_noise(times, dim=2, trials=40000, rng=np.random.default_rng(1))
     cov = np.cov(b[:, :, 0].T)
     np.testing.assert_allclose(cov, np.minimum.outer(times, times), atol=0.25)
-    lap = lnr_noise(times, 2, 20000, np.random.default_rng(2))
+    lap = lnr_noise(times, dim=2, trials=20000, rng=np.random.default_rng(2))
     for k, t in enumerate(times):
         assert stats.kstest(lap[:, k, 1], "laplace", args=(0, t)).pvalue > 1e-3
 
 
 def test_fast_loss_matches_exact():
-    task = default_task("logistic", n=2000)
+    task = default_task("logistic", n=2000, rng=0)
     params = task.optimum + np.random.default_rng(0).normal(size=(700, task.d)) * 0.2
     np.testing.assert_allclose(task.batch_loss(params), task.loss(params), rtol=1e-6)
     np.testing.assert_allclose(task.batch_loss(params, holdout=True), task.loss(params, holdout=True), rtol=1e-6)
@@ -126,25 +126,25 @@ def test_fast_loss_matches_exact():
 
 
 def test_experiments_reproducible_from_seed():
-    task = default_task("logistic", n=1000)
+    task = default_task("logistic", n=1000, rng=0)
     eps = default_epsilons(6)
-    first = tradeoff_experiment(task, eps, trials=30, rng=5)
-    second = tradeoff_experiment(task, eps, trials=30, rng=5)
+    first = tradeoff_experiment(task, epsilons=eps, trials=30, rng=5)
+    second = tradeoff_experiment(task, epsilons=eps, trials=30, rng=5)
     np.testing.assert_array_equal(first.bm_mean, second.bm_mean)
     np.testing.assert_array_equal(first.lnr_high, second.lnr_high)
-    s1 = stopping_experiment(task, 0.45, eps, trials=30, rng=2)
-    s2 = stopping_experiment(task, 0.45, eps, trials=30, rng=2)
+    s1 = stopping_experiment(task, target=0.45, epsilons=eps, trials=30, rng=2)
+    s2 = stopping_experiment(task, target=0.45, epsilons=eps, trials=30, rng=2)
     for key in s1.ex_post:
         np.testing.assert_array_equal(s1.ex_post[key], s2.ex_post[key])
     progress = []
-    tradeoff_experiment(task, eps, trials=10, rng=1, progress=progress.append)
+    tradeoff_experiment(task, epsilons=eps, trials=10, rng=1, progress=progress.append)
     assert progress[-1] == pytest.approx(1.0)
 
 
 def test_stopping_costs_follow_the_rules():
-    task = default_task("mean", n=2000)
+    task = default_task("mean", n=2000, rng=0)
     eps = default_epsilons(8)
-    result = stopping_experiment(task, DEFAULT_TARGETS["mean"], eps, trials=200, rng=3)
+    result = stopping_experiment(task, target=DEFAULT_TARGETS["mean"], epsilons=eps, trials=200, rng=3)
     for (mech, rule), values in result.ex_post.items():
         idx = result.stop_index[(mech, rule)]
         done = idx >= 0
@@ -159,7 +159,7 @@ def test_stopping_costs_follow_the_rules():
 
 @pytest.mark.parametrize("name", ["logistic", "ridge", "mean"])
 def test_default_targets_follow_the_documented_rule(name):
-    assert pilot_target(default_task(name)) == pytest.approx(DEFAULT_TARGETS[name], rel=1e-12)
+    assert pilot_target(default_task(name, rng=0), rng=0) == pytest.approx(DEFAULT_TARGETS[name], rel=1e-12)
 
 
 def test_kdd_loader(tmp_path):
@@ -207,7 +207,7 @@ def test_twitter_loader(tmp_path):
         (lambda: LogisticRegressionTask(np.ones((2, 2)), np.ones(2)), "norm <= 1"),
         (lambda: RidgeRegressionTask(np.ones((2, 2)) / 2, np.array([2.0, 0.0])), "\\[-1, 1\\]"),
         (lambda: RidgeRegressionTask(np.ones(3), np.ones(3)), "2-d"),
-        (lambda: default_task("svm"), "task must be"),
+        (lambda: default_task("svm", rng=0), "task must be"),
     ],
 )
 def test_bad_task_input(make, message):
@@ -216,12 +216,12 @@ def test_bad_task_input(make, message):
 
 
 def test_bad_experiment_input():
-    task = default_task("mean", n=300)
+    task = default_task("mean", n=300, rng=0)
     with pytest.raises(ValueError, match="unreachable"):
-        stopping_experiment(task, 1e-6, default_epsilons(5), trials=10, rng=0)
+        stopping_experiment(task, target=1e-6, epsilons=default_epsilons(5), trials=10, rng=0)
     with pytest.raises(ValueError, match="floor"):
-        tradeoff_experiment(task, [0.1, 0.2], trials=5)
+        tradeoff_experiment(task, epsilons=[0.1, 0.2], trials=5)
     with pytest.raises(ValueError, match="strictly increasing"):
-        tradeoff_experiment(task, [0.5, 0.3], trials=5)
+        tradeoff_experiment(task, epsilons=[0.5, 0.3], trials=5)
     with pytest.raises(ValueError, match="noise must have"):
         task.release(np.zeros(task.noise_dim + 1))

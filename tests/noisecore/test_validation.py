@@ -14,12 +14,12 @@ BAD_TYPE = ["1.0", None, 1j, True, [1.0]]
     ("factory", "name"),
     [
         (lambda v: Laplace(v), "scale"),
-        (lambda v: Laplace.for_epsilon(v), "epsilon"),
-        (lambda v: Laplace.for_epsilon(1.0, v), "sensitivity"),
+        (lambda v: Laplace.calibrated(v), "epsilon"),
+        (lambda v: Laplace.calibrated(1.0, sensitivity=v), "sensitivity"),
         (lambda v: Gaussian(v), "sigma"),
-        (lambda v: Gaussian.analytic(v, 1e-5), "epsilon"),
+        (lambda v: Gaussian.calibrated(v, delta=1e-5), "epsilon"),
         (lambda v: Staircase(v), "epsilon"),
-        (lambda v: Staircase(1.0, v), "sensitivity"),
+        (lambda v: Staircase(1.0, sensitivity=v), "sensitivity"),
         (lambda v: Arete(v, 1.0, 1.0), "alpha"),
         (lambda v: Arete(0.5, v, 1.0), "theta"),
         (lambda v: Arete(0.5, 1.0, v), "lam"),
@@ -41,9 +41,9 @@ def test_wrong_types_rejected(value):
 @pytest.mark.parametrize("delta", [0.0, 1.0, -0.1, 2.0, math.nan])
 def test_delta_outside_unit_interval(delta):
     with pytest.raises(ValueError, match="delta"):
-        Gaussian.analytic(1.0, delta)
+        Gaussian.calibrated(1.0, delta=delta)
     with pytest.raises(ValueError, match="delta"):
-        Gaussian.classic(0.5, delta)
+        Gaussian.calibrated(0.5, delta=delta, method="classic")
 
 
 @pytest.mark.parametrize("gamma", [0.0, 1.0, 1.5, -0.2])
