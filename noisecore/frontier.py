@@ -94,7 +94,7 @@ def frontier_row(epsilon: float) -> dict[str, float]:
 
 
 def compute(
-    epsilons: Iterable[float] = DEFAULT_EPSILONS, progress: Callable[[float], object] | None = None
+    epsilons: Iterable[float] = DEFAULT_EPSILONS, *, progress: Callable[[float], object] | None = None
 ) -> list[dict[str, float]]:
     """Frontier rows for ``epsilons`` and ``HEADLINE_EPSILONS``, sorted and without duplicates.
 
@@ -119,7 +119,7 @@ def compute(
     return rows
 
 
-def write(rows: Iterable[Mapping[str, float]], path: str | os.PathLike[str]) -> None:
+def write(rows: Iterable[Mapping[str, float]], *, path: str | os.PathLike[str]) -> None:
     """Write rows as CSV with the header ``COLUMNS``, at full precision (NaN as an empty cell).
 
     Parameters
@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     rows = compute(progress=show)
     sys.stderr.write("\n")
-    write(rows, path)
+    write(rows, path=path)
     print(f"wrote {path}")
     for row in rows:
         if row["epsilon"] in HEADLINE_EPSILONS:

@@ -26,6 +26,7 @@ def small_csv(rows=120, seed=0) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_same_numbers():
     task = default_task("logistic", n=600, rng=0)
     eps = level_grid(0.2, 3.0, count=6)
@@ -85,6 +86,7 @@ def test_uploaded_table_runs_in_the_view():
         (b"a,b\n1,2\n3\n", "line 3: 1 fields"),
     ],
 )
+@pytest.mark.slow
 def test_bad_uploads_show_a_message_and_keep_everything(content, message):
     view = ExperimentsView(Settings(), active=True)
     before = view.result
@@ -105,6 +107,7 @@ def test_bad_uploads_show_a_message_and_keep_everything(content, message):
         ({"target_column": "label", "task": "logistic", "target": 1e-9}, "unreachable"),
     ],
 )
+@pytest.mark.slow
 def test_unusable_data_or_target_is_named(change, message):
     view = ExperimentsView(Settings(), active=True)
     before = view.result

@@ -90,6 +90,7 @@ def test_views_show_plain_messages_not_exception_text():
     assert view.guarded(lambda: None) and not view.alert.visible
 
 
+@pytest.mark.slow
 def test_tour_steps_set_tab_and_settings():
     """Each step applies its settings on top of the defaults, opens its tab, and Next/Back move through
     all of them; the step number is a setting, so ?tour=k links to it."""
@@ -115,6 +116,7 @@ def test_tour_steps_set_tab_and_settings():
     assert fresh.tabs.active == TOUR[4].tab and fresh.settings.epsilon == TOUR[4].settings["epsilon"]
 
 
+@pytest.mark.slow
 def test_presets_and_glossary():
     lab = NoiseLab()
     select = lab.controls.objects[0]
@@ -141,6 +143,7 @@ def test_presets_and_glossary():
     assert html.count("<details>") == len(GLOSSARY)  # native disclosure: mouse, touch and keyboard
 
 
+@pytest.mark.slow
 def test_headlines_lead_every_view():
     lab = NoiseLab()
     for view in lab.views:
@@ -167,6 +170,7 @@ def _get(url, timeout=60):
             time.sleep(0.3)
 
 
+@pytest.mark.slow
 def test_installed_wheel_serves_a_session(tmp_path):
     """Build the wheel, install it outside the checkout (no editable paths), and serve one session:
     the frontier table, style sheet and fonts come from package data."""
@@ -214,6 +218,7 @@ def test_installed_wheel_serves_a_session(tmp_path):
     assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
 
 
+@pytest.mark.slow
 def test_panel_serve_of_the_app_file_works(tmp_path):
     """The README's second way to serve: `panel serve dashboard/app.py` (absolute imports, inlined assets)."""
     port = free_port()

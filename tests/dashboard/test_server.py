@@ -232,6 +232,7 @@ def _wait(predicate, timeout=20):
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.slow
 def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
     port = free_port()
     log = tmp_path / "serve.log"
@@ -256,6 +257,7 @@ def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
     assert "Traceback" not in text, text[-3000:]
 
 
+@pytest.mark.slow
 def test_only_known_hosts_are_answered(tmp_path):
     port = free_port()
     log = tmp_path / "serve.log"
@@ -279,6 +281,7 @@ def test_only_known_hosts_are_answered(tmp_path):
     assert "Traceback" not in log.read_text()
 
 
+@pytest.mark.slow
 def test_bad_options_give_a_plain_error():
     for args, message in (
         (["--num-procs", "0"], "num_procs must be a positive integer"),
@@ -295,6 +298,7 @@ def test_bad_options_give_a_plain_error():
         assert message in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_reload_spam_leaves_the_server_healthy(tmp_path):
     port = free_port()
     log = tmp_path / "serve.log"
@@ -320,6 +324,7 @@ def test_reload_spam_leaves_the_server_healthy(tmp_path):
     assert all(len(line) < 800 for line in text.splitlines())  # no value echoed whole into the log
 
 
+@pytest.mark.slow
 def test_warm_up_starts_what_the_tour_asks_for():
     """The server starts the tour's dropout curves and the RAT study at start-up; a session's later
     request for the same settings joins those computations (same future) instead of repeating them."""

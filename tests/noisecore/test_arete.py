@@ -24,6 +24,7 @@ PARAMS = [
 
 
 @pytest.mark.parametrize("params", PARAMS)
+@pytest.mark.slow
 def test_pdf_matches_fourier_inversion(params):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
@@ -43,6 +44,7 @@ def test_pdf_matches_fourier_inversion(params):
 
 
 @pytest.mark.parametrize("params", [(0.3, 0.1, 2.0), LOCAL_SEARCH_SETS[8][0], (1.0, 1e-3, 1e-3)])
+@pytest.mark.slow
 def test_pdf_matches_second_oracle_fourier(params):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
@@ -52,6 +54,7 @@ def test_pdf_matches_second_oracle_fourier(params):
 
 
 @pytest.mark.parametrize("params", [PARAMS[0], PARAMS[4], PARAMS[7], PARAMS[9]])
+@pytest.mark.slow
 def test_sf_and_cdf_match_gil_pelaez(params):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
@@ -108,6 +111,7 @@ def _brute_force_loss(dist, d):
     return float(ratio.max()), float(t[np.argmax(ratio)])
 
 
+@pytest.mark.slow
 def test_privacy_loss_not_at_zero_for_lemma3_eps5():
     dist = Arete.from_lemma3(5.0)
     at_zero = dist.logpdf(0.0) - dist.logpdf(1.0)

@@ -124,6 +124,7 @@ def test_characteristic_functions_on_nasty_s(params, s):
 
 @SWEEP
 @given(params=valid_params, d=nasty)
+@pytest.mark.slow
 def test_privacy_loss_on_nasty_distance(params, d):
     dist = Arete(*params)
     out = _call(lambda: dist.privacy_loss(d), ("distance",))

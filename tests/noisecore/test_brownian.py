@@ -49,6 +49,7 @@ def test_release_lies_on_revealed_path():
     np.testing.assert_allclose(mech.path(times), path)
 
 
+@pytest.mark.slow
 def test_bridge_and_path_covariance_is_min():
     times = [4.0, 2.5, 1.0, 0.3]
     extra = np.array([6.0, 3.0, 0.5, 0.2])
@@ -67,6 +68,7 @@ def test_bridge_and_path_covariance_is_min():
     assert np.abs(samples.mean(axis=0)).max() < 4.5 * np.sqrt(all_t.max() / len(rows))
 
 
+@pytest.mark.slow
 def test_bridge_conditional_law():
     # B(T') | B(T) ~ N((T'/T) B(T), T'(T - T')/T)
     T, Tp = 9.0, 4.0
@@ -156,6 +158,7 @@ def test_chunked_store_stays_sorted_and_consistent(tiny_chunks):
     np.testing.assert_array_equal(mech.path(everything), np.array([seen[t] for t in everything]))
 
 
+@pytest.mark.slow
 def test_joint_law_through_every_store_operation(tiny_chunks):
     """Splice (a block in one gap), merge (points in many gaps), a small block before the first
     chunk, a point past the end: all sampled values together have covariance min(s, t), and the

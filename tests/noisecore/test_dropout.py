@@ -30,6 +30,7 @@ def fourier_pdf(t, a, theta, b, lam, dps=40):
 @pytest.mark.parametrize(
     "params", [(0.0756 * 0.8, 0.63, 0.8, 0.0545), (0.3, 1.0, 0.5, 0.2), (0.05, 0.5, 0.9, 1.5), (0.0, 1.0, 0.7, 0.3)]
 )
+@pytest.mark.slow
 def test_share_sum_density_matches_fourier(params):
     dist = ShareSum(*params)
     for t in (0.0, 0.01, 0.3, 1.0, 3.0, 12.0):
@@ -45,6 +46,7 @@ def test_full_participation_is_the_arete():
     assert full.mean_abs() == pytest.approx(arete.mean_abs(), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_laplace_shares_closed_form():
     lap = Laplace(0.4)
     np.testing.assert_allclose(
@@ -55,6 +57,7 @@ def test_laplace_shares_closed_form():
         assert half.pdf(t) == pytest.approx(fourier_pdf(t, 0.0, 1.0, 0.75, 0.4), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_privacy_loss_against_dense_grid_and_singular_regime():
     dist = arete_dropout(Arete(*EPS6), fraction=0.8)
     brute, _ = _brute_force_loss(dist, 1.0)
@@ -79,6 +82,7 @@ def test_dropout_matches_monte_carlo_sums_of_shares(rng):
         assert inside == pytest.approx(1 - 2 * dist.sf(r), abs=4 * math.sqrt(inside * (1 - inside) / shares.size))
 
 
+@pytest.mark.slow
 def test_dropout_curves_shape_and_monotone():
     curves = dropout_curves(Arete(*EPS6), n=10, fractions_present=[1.0, 0.9, 0.8, 0.7])
     eps = curves["arete_epsilon"]
@@ -99,6 +103,7 @@ def test_bad_dropout_input():
         ShareSum(0.2, -1.0, 0.5, 1.0)
 
 
+@pytest.mark.slow
 def test_oracle_module_is_independent():
     # the real-space oracle of the foundation tests agrees with the share-sum engine too
     dist = arete_dropout(Arete(0.3, 0.5, 0.2), fraction=1.0)
