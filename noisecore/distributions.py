@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize, special
 
-from ._base import NoiseDistribution, _output
+from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output
 from ._validation import SCALE_MAX, SCALE_MIN, derived_scale, in_interval, in_open_interval, positive, real_array
 from ._validation import scale as scale_param
 
@@ -21,44 +22,92 @@ class Laplace(NoiseDistribution):
 
     E|Z| = scale, Var Z = 2 scale^2, and the privacy loss at distance d is d/scale. Scales (and
     sensitivities) lie in [1e-100, 1e100].
+
+    Parameters
+    ----------
+    scale : float
+        The scale b, in [1e-100, 1e100].
+
+    Raises
+    ------
+    TypeError
+        If ``scale`` is not a real number.
+    ValueError
+        If ``scale`` is not finite or lies outside [1e-100, 1e100].
     """
 
     _finite_loss = True
 
-    def __init__(self, scale):
+    def __init__(self, scale: float) -> None:
         self.scale = scale_param("scale", scale)
 
     @classmethod
-    def calibrated(cls, epsilon, *, sensitivity=1.0) -> Laplace:
-        """The epsilon-DP Laplace mechanism: scale = sensitivity / epsilon."""
+    def calibrated(cls, epsilon: float, *, sensitivity: float = 1.0) -> Laplace:
+        """The epsilon-DP Laplace mechanism: scale = sensitivity / epsilon.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy parameter, > 0.
+        sensitivity : float, optional
+            The query's sensitivity, in [1e-100, 1e100] (default 1).
+
+        Returns
+        -------
+        Laplace
+
+        Raises
+        ------
+        TypeError
+            If ``epsilon`` or ``sensitivity`` is not a real number.
+        ValueError
+            If ``epsilon`` is not finite or <= 0, ``sensitivity`` is out of range, or the scale
+            falls outside [1e-100, 1e100].
+
+        References
+        ----------
+        Paper B [PS22] (Pagh & Stausholm), Lemma 26 (the Laplace mechanism).
+        """
         epsilon = positive("epsilon", epsilon)
         sensitivity = scale_param("sensitivity", sensitivity)
         return cls(derived_scale("scale", sensitivity / epsilon, epsilon=epsilon, sensitivity=sensitivity))
 
-    def _logpdf(self, x):
+    def _logpdf(self, x: FloatArray) -> FloatArray:
         return -np.abs(x) / self.scale - math.log(2 * self.scale)
 
-    def _sf(self, x):
+    def _sf(self, x: FloatArray) -> FloatArray:
         half = 0.5 * np.exp(-np.abs(x) / self.scale)
         return np.where(x >= 0, half, 1.0 - half)
 
-    def _isf_upper(self, q):
+    def _isf_upper(self, q: FloatArray) -> FloatArray:
         with np.errstate(divide="ignore"):
             return -self.scale * np.log(2 * q)
 
-    def _sample(self, size, rng):
+    def _sample(self, size: Size, rng: np.random.Generator) -> FloatOrArray:
         return rng.laplace(0.0, self.scale, size)
 
     def mean_abs(self) -> float:
+        """E|Z| = scale.
+
+        Returns
+        -------
+        float
+        """
         return self.scale
 
     def var(self) -> float:
+        """Var Z = 2 scale^2.
+
+        Returns
+        -------
+        float
+        """
         return 2 * self.scale**2
 
-    def _privacy_loss(self, d):
+    def _privacy_loss(self, d: FloatArray) -> FloatArray:
         return d / self.scale
 
-    def _repr_args(self):
+    def _repr_args(self) -> str:
         return f"scale={self.scale!r}"
 
 
@@ -67,13 +116,29 @@ class Gaussian(NoiseDistribution):
 
     Its worst-case (pure) privacy loss is infinite for any distance > 0; the exact
     (epsilon, delta) trade-off is :meth:`delta` (Balle & Wang 2018, Theorem 8).
+
+    Parameters
+    ----------
+    sigma : float
+        The standard deviation, in [1e-100, 1e100].
+
+    Raises
+    ------
+    TypeError
+        If ``sigma`` is not a real number.
+    ValueError
+        If ``sigma`` is not finite or lies outside [1e-100, 1e100].
+
+    References
+    ----------
+    [BW18] (Balle & Wang).
     """
 
-    def __init__(self, sigma):
+    def __init__(self, sigma: float) -> None:
         self.sigma = scale_param("sigma", sigma)
 
     @staticmethod
-    def _log_delta(epsilon, sigma, sensitivity):
+    def _log_delta(epsilon: float | FloatArray, sigma: float, sensitivity: float) -> FloatArray:
         """log delta(eps), delta = Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D), cancellation-free."""
         ratio = sensitivity / sigma
         with np.errstate(over="ignore"):
@@ -85,8 +150,33 @@ class Gaussian(NoiseDistribution):
             out = log_first + np.log(np.maximum(-np.expm1(log_second - log_first), 0.0))
         return np.where(np.isneginf(log_first), -np.inf, out)
 
-    def delta(self, epsilon, *, sensitivity=1.0):
-        """Exact privacy profile: the least delta for which this noise is (epsilon, delta)-DP."""
+    def delta(self, epsilon: npt.ArrayLike, *, sensitivity: float = 1.0) -> FloatOrArray:
+        """Exact privacy profile: the least delta for which this noise is (epsilon, delta)-DP.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Privacy parameters, finite and >= 0.
+        sensitivity : float, optional
+            The query's l2 sensitivity, in [1e-100, 1e100] (default 1).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            delta(epsilon) = Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D) (s = sigma,
+            D = sensitivity), clipped to [0, 1].
+
+        Raises
+        ------
+        TypeError
+            If ``epsilon`` or ``sensitivity`` is not real.
+        ValueError
+            If ``epsilon`` is not finite or is negative, or ``sensitivity`` is out of range.
+
+        References
+        ----------
+        [BW18] (Balle & Wang).
+        """
         eps = real_array("epsilon", epsilon)
         if (eps < 0).any():
             raise ValueError("epsilon must be >= 0")
@@ -94,12 +184,41 @@ class Gaussian(NoiseDistribution):
         return _output(np.clip(np.exp(self._log_delta(eps, self.sigma, sens)), 0.0, 1.0), eps)
 
     @classmethod
-    def calibrated(cls, epsilon, *, delta, sensitivity=1.0, method="analytic") -> Gaussian:
+    def calibrated(
+        cls, epsilon: float, *, delta: float, sensitivity: float = 1.0, method: str = "analytic"
+    ) -> Gaussian:
         """The Gaussian mechanism for (epsilon, delta)-DP.
 
         ``method="analytic"`` (Balle & Wang 2018): the least sigma, for any epsilon > 0.
         ``method="classic"``: sigma = sqrt(2 ln(1.25/delta)) sensitivity / epsilon, epsilon < 1 only.
         An error names the arguments if sigma falls outside [1e-100, 1e100].
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy parameter, > 0 (< 1 for ``method="classic"``).
+        delta : float
+            In (0, 1).
+        sensitivity : float, optional
+            The query's l2 sensitivity, in [1e-100, 1e100] (default 1).
+        method : {"analytic", "classic"}, optional
+            The calibration (default "analytic").
+
+        Returns
+        -------
+        Gaussian
+
+        Raises
+        ------
+        TypeError
+            If ``method`` is not a string or a number argument is not a real number.
+        ValueError
+            If ``method`` is unknown, an argument is out of range, or sigma falls outside
+            [1e-100, 1e100].
+
+        References
+        ----------
+        [BW18] (Balle & Wang) for the analytic calibration.
         """
         if not isinstance(method, str):
             raise TypeError(f'method must be "analytic" or "classic", got {type(method).__name__}')
@@ -112,7 +231,7 @@ class Gaussian(NoiseDistribution):
         sens = scale_param("sensitivity", sensitivity)
         given = {"epsilon": epsilon, "delta": delta, "sensitivity": sens}
 
-        def excess(log_sigma):
+        def excess(log_sigma: float) -> float:
             # log delta is floored far below log(5e-324) so the root finder never sees -inf
             return max(float(cls._log_delta(epsilon, math.exp(log_sigma), sens)), -5000.0) - math.log(delta)
 
@@ -130,7 +249,7 @@ class Gaussian(NoiseDistribution):
         return cls(derived_scale("sigma", math.exp(log_sigma), **given))
 
     @classmethod
-    def _classic(cls, epsilon, delta, sensitivity) -> Gaussian:
+    def _classic(cls, epsilon: float, delta: float, sensitivity: float) -> Gaussian:
         """Classic calibration sigma = sqrt(2 ln(1.25/delta)) sensitivity / epsilon (epsilon < 1 only)."""
         epsilon = positive("epsilon", epsilon)
         if epsilon >= 1:
@@ -143,28 +262,40 @@ class Gaussian(NoiseDistribution):
         sigma = math.sqrt(2 * math.log(1.25 / delta)) * sens / epsilon
         return cls(derived_scale("sigma", sigma, epsilon=epsilon, delta=delta, sensitivity=sens))
 
-    def _logpdf(self, x):
+    def _logpdf(self, x: FloatArray) -> FloatArray:
         return -0.5 * (x / self.sigma) ** 2 - math.log(self.sigma) - 0.5 * math.log(2 * math.pi)
 
-    def _sf(self, x):
+    def _sf(self, x: FloatArray) -> FloatArray:
         return special.ndtr(-x / self.sigma)
 
-    def _isf_upper(self, q):
+    def _isf_upper(self, q: FloatArray) -> FloatArray:
         return -self.sigma * special.ndtri(q)
 
-    def _sample(self, size, rng):
+    def _sample(self, size: Size, rng: np.random.Generator) -> FloatOrArray:
         return rng.normal(0.0, self.sigma, size)
 
     def mean_abs(self) -> float:
+        """E|Z| = sigma sqrt(2/pi).
+
+        Returns
+        -------
+        float
+        """
         return self.sigma * math.sqrt(2 / math.pi)
 
     def var(self) -> float:
+        """Var Z = sigma^2.
+
+        Returns
+        -------
+        float
+        """
         return self.sigma**2
 
-    def _privacy_loss(self, d):
+    def _privacy_loss(self, d: FloatArray) -> FloatArray:
         return np.where(d > 0, np.inf, 0.0)
 
-    def _repr_args(self):
+    def _repr_args(self) -> str:
         return f"sigma={self.sigma!r}"
 
 
@@ -175,11 +306,32 @@ class Staircase(NoiseDistribution):
     pattern repeats scaled by b^k on [k D, (k+1) D), symmetric about 0, where
     a = (1 - b) / (2 D (gamma + (1 - gamma) b)) and D is the sensitivity. epsilon lies in
     [1e-100, 200], the sensitivity and sensitivity / epsilon in [1e-100, 1e100].
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, in [1e-100, 200].
+    sensitivity : float, optional
+        The query's sensitivity D, in [1e-100, 1e100] (default 1).
+    gamma : float, optional
+        Width of the first step as a fraction of D, in (0, 1); None (default) for
+        ``optimal_gamma(epsilon, criterion="abs")``.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number.
+    ValueError
+        If an argument or sensitivity / epsilon is out of range.
+
+    References
+    ----------
+    [GV16] (Geng & Viswanath); restated in Paper B [PS22] (Pagh & Stausholm), Lemma 27.
     """
 
     _finite_loss = True
 
-    def __init__(self, epsilon, *, sensitivity=1.0, gamma=None):
+    def __init__(self, epsilon: float, *, sensitivity: float = 1.0, gamma: float | None = None) -> None:
         self.epsilon = _staircase_epsilon(epsilon)
         self.sensitivity = scale_param("sensitivity", sensitivity)
         derived_scale(
@@ -193,8 +345,31 @@ class Staircase(NoiseDistribution):
         self._a = -math.expm1(-self.epsilon) / (2 * self.sensitivity * (self.gamma + (1 - self.gamma) * b))
 
     @staticmethod
-    def optimal_gamma(epsilon, *, criterion="abs") -> float:
-        """gamma minimising E|Z| ("abs": 1/(1+e^(eps/2))) or the variance ("var")."""
+    def optimal_gamma(epsilon: float, *, criterion: str = "abs") -> float:
+        """gamma minimising E|Z| ("abs": 1/(1+e^(eps/2))) or the variance ("var").
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy parameter, in [1e-100, 200].
+        criterion : {"abs", "var"}, optional
+            What to minimise (default "abs").
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        TypeError
+            If ``criterion`` is not a string or ``epsilon`` is not a real number.
+        ValueError
+            If ``criterion`` is unknown or ``epsilon`` is out of range.
+
+        References
+        ----------
+        [GV16] (Geng & Viswanath).
+        """
         epsilon = _staircase_epsilon(epsilon)
         if not isinstance(criterion, str):
             raise TypeError(f'criterion must be "abs" or "var", got {type(criterion).__name__}')
@@ -207,16 +382,16 @@ class Staircase(NoiseDistribution):
             return -b / one_minus_b + root / (2 ** (1 / 3) * one_minus_b**2)
         raise ValueError(f'criterion must be "abs" or "var", got {criterion!r}')
 
-    def _steps(self, x):
+    def _steps(self, x: FloatArray) -> FloatArray:
         """Number of e^-eps steps below the peak at |x|: floor(|x|/D + 1 - gamma)."""
         return np.floor(np.abs(x) / self.sensitivity + 1 - self.gamma)
 
-    def _logpdf(self, x):
+    def _logpdf(self, x: FloatArray) -> FloatArray:
         with np.errstate(invalid="ignore"):
             out = math.log(self._a) - self.epsilon * self._steps(x)
         return np.where(np.isinf(x), -np.inf, out)
 
-    def _sf_upper(self, x):
+    def _sf_upper(self, x: FloatArray) -> FloatArray:
         """P(Z > x) for x >= 0 as a sum of positive terms."""
         D, g, a, b = self.sensitivity, self.gamma, self._a, self._b
         with np.errstate(invalid="ignore", over="ignore"):
@@ -227,11 +402,11 @@ class Staircase(NoiseDistribution):
             out = np.where(weight > 0, weight * inner, 0.0)
         return np.where(np.isinf(x), 0.0, out)
 
-    def _sf(self, x):
+    def _sf(self, x: FloatArray) -> FloatArray:
         upper = self._sf_upper(np.abs(x))
         return np.where(x >= 0, upper, 1.0 - upper)
 
-    def _isf_upper(self, q):
+    def _isf_upper(self, q: FloatArray) -> FloatArray:
         D, g, a, b, eps = self.sensitivity, self.gamma, self._a, self._b, self.epsilon
         with np.errstate(divide="ignore", invalid="ignore"):
             k = np.floor(np.log(2 * q) / -eps)
@@ -243,7 +418,7 @@ class Staircase(NoiseDistribution):
             out = k * D + np.clip(r, 0.0, D)
         return np.where(q > 0, out, np.inf)
 
-    def _sample(self, size, rng):
+    def _sample(self, size: Size, rng: np.random.Generator) -> FloatOrArray:
         b, g, D = self._b, self.gamma, self.sensitivity
         sign = rng.choice(np.array([-1.0, 1.0]), size=size)
         period = rng.geometric(1 - b, size=size) - 1.0
@@ -252,7 +427,7 @@ class Staircase(NoiseDistribution):
         offset = np.where(in_second, g + (1 - g) * u, g * u)
         return sign * (period + offset) * D
 
-    def _a_times_sums(self):
+    def _a_times_sums(self) -> tuple[float, float, float]:
         """a s0, a s1, a s2 for sensitivity 1, with s_k = sum_j j^k b^j (each formed without overflow)."""
         g, b = self.gamma, self._b
         one_minus_b = -math.expm1(-self.epsilon)
@@ -260,25 +435,37 @@ class Staircase(NoiseDistribution):
         return 1 / c, b / (c * one_minus_b), b * (1 + b) / (c * one_minus_b * one_minus_b)
 
     def mean_abs(self) -> float:
+        """E|Z|, in closed form.
+
+        Returns
+        -------
+        float
+        """
         g, b = self.gamma, self._b
         as0, as1, _ = self._a_times_sums()
         return self.sensitivity * 2 * ((g + b * (1 - g)) * as1 + (g**2 + b * (1 - g**2)) * as0 / 2)
 
     def var(self) -> float:
+        """Var Z, in closed form.
+
+        Returns
+        -------
+        float
+        """
         g, b = self.gamma, self._b
         as0, as1, as2 = self._a_times_sums()
         inner = 3 * (g + b * (1 - g)) * as2 + 3 * (g**2 + b * (1 - g**2)) * as1 + (g**3 + b * (1 - g**3)) * as0
         return self.sensitivity**2 * 2 / 3 * inner
 
-    def _privacy_loss(self, d):
+    def _privacy_loss(self, d: FloatArray) -> FloatArray:
         return self.epsilon * np.ceil(d / self.sensitivity)
 
-    def _scale_hint(self):
+    def _scale_hint(self) -> float:
         return self.sensitivity
 
-    def _repr_args(self):
+    def _repr_args(self) -> str:
         return f"epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r}, gamma={self.gamma!r}"
 
 
-def _staircase_epsilon(epsilon) -> float:
+def _staircase_epsilon(epsilon: object) -> float:
     return in_interval("epsilon", positive("epsilon", epsilon), *STAIRCASE_EPSILON)
