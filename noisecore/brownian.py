@@ -1,4 +1,4 @@
-"""The Brownian mechanism: release f(x) + B(T) at decreasing times T (paper A, Section 3).
+"""The Brownian mechanism: release f(x) + B(T) at decreasing times T (paper A [WWRR22], Section 3).
 
 Rewinding from time T to T' < T draws B(T') from the Brownian bridge between 0 (at time 0)
 and B(T): N((T'/T) B(T), T'(T - T')/T I). More generally the mechanism keeps every point
@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
-from ._validation import finite_result, generator, positive, real_array, vector_value
+from ._base import FloatArray, FloatOrArray
+from ._validation import SeedLike, finite_result, generator, positive, real_array, vector_value
 from ._validation import scale as scale_param
 from .boundaries import PrivacyBoundary
 
@@ -22,10 +24,20 @@ __all__ = ["BrownianMechanism", "BrownianRelease", "brownian_privacy_loss"]
 
 @dataclass(frozen=True, slots=True)
 class BrownianRelease:
-    """One release: its time (noise variance), the released value and psi(time)."""
+    """One release: its time (noise variance), the released value and psi(time).
+
+    Attributes
+    ----------
+    time : float
+        The release time T, the variance of each noise coordinate.
+    value : numpy.ndarray
+        The released value f(x) + B(T), shape (d,).
+    epsilon : float
+        psi(T), the boundary's ex-post epsilon at T.
+    """
 
     time: float
-    value: np.ndarray
+    value: FloatArray
     epsilon: float
 
 
@@ -40,22 +52,24 @@ class _LatentPath:
     CHUNK = 1 << 15  # chunks are split beyond twice this length
     SPLICE = 1 << 10  # blocks at least this long are stored as they are
 
-    def __init__(self, dim: int, rng: np.random.Generator):
+    def __init__(self, dim: int, rng: np.random.Generator) -> None:
         self.dim = dim
         self.rng = rng
-        self._t: list[np.ndarray] = []  # sorted chunks of times, chunk i entirely below chunk i + 1
-        self._v: list[np.ndarray] = []  # the values, shape (len, dim) per chunk
-        self._first = np.empty(0)  # first time of each chunk
+        self._t: list[FloatArray] = []  # sorted chunks of times, chunk i entirely below chunk i + 1
+        self._v: list[FloatArray] = []  # the values, shape (len, dim) per chunk
+        self._first: FloatArray = np.empty(0)  # first time of each chunk
 
     @property
-    def times(self) -> np.ndarray:
+    def times(self) -> FloatArray:
+        """All known times, increasing."""
         return np.concatenate(self._t) if self._t else np.empty(0)
 
     @property
-    def values(self) -> np.ndarray:
+    def values(self) -> FloatArray:
+        """B at ``times``, shape (len(times), dim)."""
         return np.concatenate(self._v) if self._v else np.empty((0, self.dim))
 
-    def sample(self, times: np.ndarray) -> np.ndarray:
+    def sample(self, times: npt.ArrayLike) -> FloatArray:
         """B at positive ``times`` (any order, repeats allowed), consistent with all earlier points."""
         times = np.asarray(times, dtype=float).ravel()
         if times.size and np.all(times[1:] > times[:-1]):
@@ -63,16 +77,22 @@ class _LatentPath:
         query, inverse = np.unique(times, return_inverse=True)
         return self._sample_sorted(query)[inverse.ravel()]
 
-    def _sample_sorted(self, q: np.ndarray) -> np.ndarray:
+    def _sample_sorted(self, q: FloatArray) -> FloatArray:
         """B at strictly increasing positive times ``q``."""
         dim, n_chunks = self.dim, len(self._t)
         zero = np.zeros(dim)
-        out = None
+        out: FloatArray | None = None
         is_new = np.ones(q.size, dtype=bool)
         # q[bounds[i]:bounds[i + 1]] falls in chunk i (segment -1 lies before the first chunk)
         bounds = np.concatenate(([0], np.searchsorted(q, self._first), [q.size]))
-        segments = []  # (chunk, start, stop in q, gap positions of the new points or None)
-        g_start, g_lt, g_lv, g_rt, g_rv = [], [], [], [], []
+        # (chunk, start, stop in q, gap positions of the new points or None)
+        segments: list[tuple[int, int, int, npt.NDArray[np.intp] | None]] = []
+        g_start: list[npt.ArrayLike] = []
+        g_lt: list[npt.ArrayLike] = []
+        g_lv: list[npt.ArrayLike] = []
+        g_rt: list[npt.ArrayLike] = []
+        g_rv: list[npt.ArrayLike] = []
+        pos: npt.NDArray[np.intp] | None
         n_new = 0
         for seg in np.flatnonzero(bounds[1:] > bounds[:-1]):
             chunk, a, b = int(seg) - 1, int(bounds[seg]), int(bounds[seg + 1])
@@ -116,7 +136,8 @@ class _LatentPath:
             segments.append((chunk, n_new, n_new + count, pos))
             n_new += count
         if n_new == 0:
-            return out
+            # every point was known already (out is set), or q is empty
+            return out if out is not None else np.empty((0, dim))
         new_q = q if n_new == q.size else q[is_new]
         values = self._bridge(
             new_q,
@@ -134,7 +155,15 @@ class _LatentPath:
         out[is_new] = values
         return out
 
-    def _bridge(self, q, start, lt, lv, rt, rv):
+    def _bridge(
+        self,
+        q: FloatArray,
+        start: npt.NDArray[np.intp],
+        lt: FloatArray,
+        lv: FloatArray,
+        rt: FloatArray,
+        rv: FloatArray,
+    ) -> FloatArray:
         """Exact joint sample at sorted new times ``q`` grouped by gap: group g starts at row
         start[g] and lies between the known points (lt[g], lv[g]) and (rt[g], rv[g]) (rt = inf:
         nothing known to the right). A free walk from the left point, then the bridge correction
@@ -143,12 +172,12 @@ class _LatentPath:
         last = np.append(start[1:], k) - 1
         if G == 1:  # broadcast the group's quantities instead of repeating them per row
 
-            def per_row(x):
+            def per_row(x: FloatArray) -> FloatArray | np.float64:
                 return x[0]
         else:
             group = np.repeat(np.arange(G), last - start + 1)
 
-            def per_row(x):
+            def per_row(x: FloatArray) -> FloatArray | np.float64:
                 return x[group]
 
         dt = np.empty(k)
@@ -177,7 +206,7 @@ class _LatentPath:
             walk += per_row(offset)
         return walk
 
-    def _insert(self, chunk, t, v, pos):
+    def _insert(self, chunk: int, t: FloatArray, v: FloatArray, pos: npt.NDArray[np.intp] | None) -> None:
         """Put sorted new points (t, v) into chunk ``chunk`` before positions ``pos`` (chunk -1:
         before the first chunk). A block of at least SPLICE points in one gap becomes chunks of
         its own (views, no copy); otherwise the chunk is rebuilt, and split if it grew too long."""
@@ -186,6 +215,8 @@ class _LatentPath:
                 self._t[:0], self._v[:0] = self._pieces(t, v)
                 return
             chunk, pos = 0, np.zeros(t.size, dtype=np.intp)
+        elif pos is None:
+            raise RuntimeError("gap positions are required for points inside a chunk")
         E, V = self._t[chunk], self._v[chunk]
         if pos[0] == pos[-1]:
             p = int(pos[0])
@@ -209,16 +240,42 @@ class _LatentPath:
         else:
             self._t[chunk], self._v[chunk] = merged_t, merged_v
 
-    def _pieces(self, t, v):
+    def _pieces(self, t: FloatArray, v: FloatArray) -> tuple[list[FloatArray], list[FloatArray]]:
+        """Cut (t, v) into consecutive chunks of at most CHUNK points (views, no copy)."""
         cuts = range(0, t.size, self.CHUNK)
         return [t[i : i + self.CHUNK] for i in cuts], [v[i : i + self.CHUNK] for i in cuts]
 
 
-def brownian_privacy_loss(shift, *, noise, time):
-    """Realized privacy loss ||D||^2/(2T) + <D, B(T)>/T of releasing f(x) + B(T) (thm:bm_ploss).
+def brownian_privacy_loss(shift: npt.ArrayLike, *, noise: npt.ArrayLike, time: float) -> FloatOrArray:
+    """Realized privacy loss ||D||^2/(2T) + <D, B(T)>/T of releasing f(x) + B(T).
 
-    ``shift`` is D = f(x) - f(x') (shape (d,) or (k, d)), ``noise`` is B(T) (shape (d,)), ``time`` is
-    T in [1e-100, 1e100]. A loss beyond the float range is an error naming ``shift``.
+    A loss beyond the float range is an error naming ``shift``.
+
+    Parameters
+    ----------
+    shift : array_like
+        D = f(x) - f(x'), shape (d,) or (k, d) (a scalar counts as d = 1).
+    noise : array_like
+        B(T), a scalar or shape (d,).
+    time : float
+        T, in [1e-100, 1e100].
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The loss: a scalar for ``shift`` of shape (d,), shape (k,) for shape (k, d).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not real.
+    ValueError
+        If an entry is not finite, ``time`` is out of range, the shapes do not match, or the
+        loss is beyond the float range.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Theorem 3.4.
     """
     shift = np.atleast_1d(real_array("shift", shift))
     noise = np.atleast_1d(real_array("noise", noise))
@@ -240,15 +297,32 @@ class BrownianMechanism:
     Parameters
     ----------
     value : array_like
-        f(x), a scalar or a vector of any dimension d.
+        f(x), a scalar or a non-empty 1-d vector of dimension d, finite.
     sensitivity : float
-        l2 sensitivity of f (used for the worst-neighbour loss; the boundary carries its own).
+        l2 sensitivity of f (used for the worst-neighbour loss; the boundary carries its own),
+        in [1e-100, 1e100].
     boundary : PrivacyBoundary
         A delta-privacy boundary, fixed before the first release.
-    rng : seed or numpy Generator
+    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
+        Seed or Generator for the latent Brownian path.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` or ``sensitivity`` is not real, ``boundary`` is not a PrivacyBoundary, or
+        ``rng`` is not a seed.
+    ValueError
+        If ``value`` is empty, not finite or more than 1-d, or ``sensitivity`` is out of range.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 3: Theorem 3.4 (privacy loss),
+    Theorem 3.6 and Corollary 3.7 (ex-post privacy from a privacy boundary).
     """
 
-    def __init__(self, value, *, sensitivity, boundary, rng=None):
+    def __init__(
+        self, value: npt.ArrayLike, *, sensitivity: float, boundary: PrivacyBoundary, rng: SeedLike = None
+    ) -> None:
         self.value = vector_value("value", value)
         if self.value.size == 0:
             raise ValueError("value must have at least one coordinate")
@@ -261,11 +335,34 @@ class BrownianMechanism:
 
     @property
     def dim(self) -> int:
+        """d, the number of coordinates of ``value``."""
         return self.value.size
 
-    def release(self, time=None, *, epsilon=None) -> np.ndarray:
+    def release(self, time: float | None = None, *, epsilon: float | None = None) -> FloatArray:
         """Release value + B(time); or give ``epsilon`` and release at boundary.calibrated_time(epsilon).
-        Times lie in [1e-100, 1e100] and decrease strictly from release to release."""
+
+        Times lie in [1e-100, 1e100] and decrease strictly from release to release.
+
+        Parameters
+        ----------
+        time : float, optional
+            The release time T (noise variance per coordinate).
+        epsilon : float, optional
+            Target ex-post epsilon (> 0) instead of ``time``; give exactly one of the two.
+
+        Returns
+        -------
+        numpy.ndarray
+            value + B(T), shape (d,) (a copy).
+
+        Raises
+        ------
+        TypeError
+            If neither or both of ``time`` and ``epsilon`` are given, or one is not a real number.
+        ValueError
+            If the time is out of range or not below the previous release time (for ``epsilon``:
+            not above the previous release's epsilon), or ``epsilon`` is not > 0.
+        """
         if (time is None) == (epsilon is None):
             raise TypeError("give exactly one of time or epsilon")
         if epsilon is not None:
@@ -287,18 +384,22 @@ class BrownianMechanism:
     # --- history ------------------------------------------------------------------
     @property
     def history(self) -> tuple[BrownianRelease, ...]:
+        """All releases so far, oldest first."""
         return tuple(self._history)
 
     @property
-    def times(self) -> np.ndarray:
+    def times(self) -> FloatArray:
+        """Release times so far, shape (n,), decreasing."""
         return np.array([r.time for r in self._history])
 
     @property
-    def releases(self) -> np.ndarray:
+    def releases(self) -> FloatArray:
+        """Released values so far, shape (n, d)."""
         return np.array([r.value for r in self._history]).reshape(-1, self.dim)
 
     @property
-    def epsilons(self) -> np.ndarray:
+    def epsilons(self) -> FloatArray:
+        """psi(T) of each release so far, shape (n,)."""
         return np.array([r.epsilon for r in self._history])
 
     def _last(self) -> BrownianRelease:
@@ -308,16 +409,56 @@ class BrownianMechanism:
 
     @property
     def ex_post_epsilon(self) -> float:
-        """psi(T_last): the ex-post epsilon (with the boundary's delta) of everything released."""
+        """psi(T_last): the ex-post epsilon (with the boundary's delta) of everything released.
+
+        Raises
+        ------
+        ValueError
+            If nothing has been released yet.
+
+        References
+        ----------
+        Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Corollary 3.7.
+        """
         return self._last().epsilon
 
     @property
-    def noise(self) -> np.ndarray:
-        """B(T_last), the noise in the last release."""
+    def noise(self) -> FloatArray:
+        """B(T_last), the noise in the last release, shape (d,).
+
+        Raises
+        ------
+        ValueError
+            If nothing has been released yet.
+        """
         return self._last().value - self.value
 
-    def realized_privacy_loss(self, neighbor) -> np.ndarray | float:
-        """Exact privacy loss against neighbouring value(s) f(x') (shape (d,) or (k, d))."""
+    def realized_privacy_loss(self, neighbor: npt.ArrayLike) -> FloatOrArray:
+        """Exact privacy loss of everything released against neighbouring value(s) f(x').
+
+        Parameters
+        ----------
+        neighbor : array_like
+            f(x'), shape (d,) or (k, d).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The loss at the last release time (see `brownian_privacy_loss`): a float, or shape
+            (k,) for k neighbours.
+
+        Raises
+        ------
+        TypeError
+            If ``neighbor`` is not a real array.
+        ValueError
+            If nothing has been released yet, ``neighbor`` is not finite or has the wrong
+            shape, or it is so far from ``value`` that the loss overflows.
+
+        References
+        ----------
+        Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Theorem 3.4.
+        """
         arr = real_array("neighbor", neighbor)
         arr = np.atleast_1d(arr)
         if arr.shape[-1] != self.dim or arr.ndim > 2:
@@ -335,15 +476,43 @@ class BrownianMechanism:
         return float(out) if np.ndim(out) == 0 else out
 
     def worst_neighbor_loss(self) -> float:
-        """Largest realized loss over all f(x') within the sensitivity: D^2/(2T) + D ||B(T)|| / T."""
+        """Largest realized loss over all f(x') within the sensitivity: D^2/(2T) + D ||B(T)|| / T.
+
+        Returns
+        -------
+        float
+            The bound at the last release time T, with D = ``sensitivity``.
+
+        Raises
+        ------
+        ValueError
+            If nothing has been released yet.
+        """
         last = self._last()
         D = self.sensitivity
         return D * D / (2 * last.time) + D * float(np.linalg.norm(last.value - self.value)) / last.time
 
-    def path(self, times) -> np.ndarray:
+    def path(self, times: npt.ArrayLike) -> FloatArray:
         """Noise B(t) at ``times`` (finite, >= 0), shape (len(times), d), consistent with all releases.
 
         The points become part of the latent path: later releases at these times return them.
+
+        Parameters
+        ----------
+        times : array_like
+            1-d array of times >= 0, in any order (B(0) = 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            B at ``times``, shape (len(times), d).
+
+        Raises
+        ------
+        TypeError
+            If ``times`` is not a real array.
+        ValueError
+            If ``times`` is not 1-d, not finite or has a negative entry.
         """
         arr = real_array("times", times)
         if arr.ndim != 1:
@@ -358,5 +527,5 @@ class BrownianMechanism:
             out[positive_t] = self._path.sample(arr[positive_t])
         return out
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"BrownianMechanism(dim={self.dim}, releases={len(self._history)}, boundary={self.boundary!r})"
