@@ -1,4 +1,4 @@
-"""Time-uniform privacy boundaries for the Brownian mechanism (paper A, Theorem thm:priv_bound).
+"""Time-uniform privacy boundaries for the Brownian mechanism (paper A, Theorem 3.6).
 
 A delta-privacy boundary psi bounds the realized privacy loss of the Brownian mechanism at
 every release time simultaneously, with probability at least 1 - delta. Releasing at time t
@@ -10,11 +10,13 @@ release: re-optimising it along the way voids the time-uniform guarantee.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 from scipy import optimize, special
 
-from ._base import Immutable, _output
+from ._base import FloatArray, FloatOrArray, Immutable, _output
 from ._validation import SCALE_MAX, SCALE_MIN, derived_scale, in_open_interval, positive, real_array
 from ._validation import scale as scale_param
 from .distributions import Gaussian
@@ -22,7 +24,7 @@ from .distributions import Gaussian
 __all__ = ["LinearBoundary", "MixtureBoundary", "PrivacyBoundary", "gaussian_pdp_variance", "gaussian_variance"]
 
 
-def _positive_times(name, value):
+def _positive_times(name: str, value: object) -> FloatArray:
     """Times in [1e-100, 1e100], or inf (the limit as t grows)."""
     arr = real_array(name, value, allow_inf=True)
     if (arr <= 0).any():
@@ -33,27 +35,84 @@ def _positive_times(name, value):
 
 
 class PrivacyBoundary(Immutable):
-    """Common interface: ``epsilon(t)`` (vectorised) and its inverse ``calibrated_time``. Immutable."""
+    """Common interface: ``epsilon(t)`` (vectorised) and its inverse ``calibrated_time``. Immutable.
+
+    Subclasses implement ``_psi`` and ``_time_for`` (and ``floor`` where psi has a positive limit).
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Definition 3.5 and Theorem 3.6.
+    """
 
     delta: float
     sensitivity: float
     _floor_note = ""
 
-    def epsilon(self, t):
-        """Boundary value psi(t): the ex-post epsilon of releasing at time (variance) t."""
+    def epsilon(self, t: npt.ArrayLike) -> FloatOrArray:
+        """Boundary value psi(t): the ex-post epsilon of releasing at time (variance) t.
+
+        Parameters
+        ----------
+        t : array_like
+            Times in [1e-100, 1e100], or inf (the limit as t grows).
+
+        Returns
+        -------
+        float or numpy.ndarray
+            psi(t).
+
+        Raises
+        ------
+        TypeError
+            If ``t`` is not real.
+        ValueError
+            If ``t`` contains NaN or a time <= 0 or outside [1e-100, 1e100] (other than inf).
+        """
         arr = _positive_times("t", t)
         return _output(self._psi(arr), arr)
 
-    def __call__(self, t):
+    def __call__(self, t: npt.ArrayLike) -> FloatOrArray:
         return self.epsilon(t)
 
     def floor(self) -> float:
-        """inf_t psi(t): targets at or below it are unreachable."""
+        """inf_t psi(t): targets at or below it are unreachable.
+
+        Returns
+        -------
+        float
+        """
         return 0.0
 
-    def calibrated_time(self, epsilon):
+    def _psi(self, t: FloatArray) -> FloatArray:
+        """psi at validated times t > 0 (inf allowed)."""
+        raise NotImplementedError
+
+    def _time_for(self, eps: FloatArray) -> FloatArray:
+        """The least t with psi(t) <= eps, at validated eps above the floor."""
+        raise NotImplementedError
+
+    def calibrated_time(self, epsilon: npt.ArrayLike) -> FloatOrArray:
         """Least t with psi(t) <= epsilon (vectorised; psi decreases in t). Times lie in
-        [1e-100, 1e100]: an epsilon whose time falls outside is an error naming it."""
+        [1e-100, 1e100]: an epsilon whose time falls outside is an error naming it.
+
+        Parameters
+        ----------
+        epsilon : array_like
+            Target ex-post epsilons, finite and above ``floor()``.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The least time (noise variance) t with psi(t) <= epsilon.
+
+        Raises
+        ------
+        TypeError
+            If ``epsilon`` is not real.
+        ValueError
+            If ``epsilon`` is not finite or is at or below ``floor()``, or its time falls outside
+            [1e-100, 1e100].
+        """
         eps = real_array("epsilon", epsilon)
         if (eps <= self.floor()).any():
             raise ValueError(
@@ -76,21 +135,42 @@ class MixtureBoundary(PrivacyBoundary):
     """psi_M(t) = D^2/(2t) + (D/t) sqrt(2 (t + rho) log(sqrt((t + rho)/rho) / delta)).
 
     D is the l2 sensitivity. For delta < e^(-1/2) psi_M decreases strictly from +inf to 0.
+
+    Parameters
+    ----------
+    delta : float
+        Failure probability, in (0, 1).
+    rho : float
+        Mixture parameter, in [1e-100, 1e100].
+    sensitivity : float, optional
+        The l2 sensitivity D, in [1e-100, 1e100] (default 1).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number.
+    ValueError
+        If an argument is not finite or out of range.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Theorem 3.6 (mixture boundary);
+    [HRMS21] (Howard, Ramdas, McAuliffe & Sekhon) for the mixture bound.
     """
 
-    def __init__(self, delta, rho, *, sensitivity=1.0):
+    def __init__(self, delta: float, rho: float, *, sensitivity: float = 1.0) -> None:
         self.delta = in_open_interval("delta", delta, 0.0, 1.0)
         self.rho = scale_param("rho", rho)
         self.sensitivity = scale_param("sensitivity", sensitivity)
 
-    def _psi(self, t):
+    def _psi(self, t: FloatArray) -> FloatArray:
         D, rho = self.sensitivity, self.rho
         with np.errstate(over="ignore", invalid="ignore"):
             log_term = -math.log(self.delta) + 0.5 * np.log1p(t / rho)
             out = D * D / (2 * t) + D / t * np.sqrt(2 * (t + rho) * log_term)
         return np.where(np.isinf(t), 0.0, out)
 
-    def _time_for(self, eps):
+    def _time_for(self, eps: FloatArray) -> FloatArray:
         """Bracketed Newton in u = log t on log psi(e^u) = log eps (psi is smooth, decreasing)."""
         D, rho, L0 = self.sensitivity, self.rho, -math.log(self.delta)
         if self.delta >= math.exp(-0.5):
@@ -127,8 +207,30 @@ class MixtureBoundary(PrivacyBoundary):
         return np.exp(u)
 
     @classmethod
-    def calibrated(cls, epsilon, *, delta, sensitivity=1.0) -> MixtureBoundary:
-        """The rho minimising ``calibrated_time(epsilon)`` (bounded search over log rho)."""
+    def calibrated(cls, epsilon: float, *, delta: float, sensitivity: float = 1.0) -> MixtureBoundary:
+        """The rho minimising ``calibrated_time(epsilon)`` (bounded search over log rho).
+
+        Parameters
+        ----------
+        epsilon : float
+            Target ex-post epsilon, > 0.
+        delta : float
+            Failure probability, in (0, 1).
+        sensitivity : float, optional
+            The l2 sensitivity, in [1e-100, 1e100] (default 1).
+
+        Returns
+        -------
+        MixtureBoundary
+
+        Raises
+        ------
+        TypeError
+            If an argument is not a real number.
+        ValueError
+            If an argument is out of range, or no rho in range gives a finite time for ``epsilon``,
+            or the best rho falls outside [1e-100, 1e100].
+        """
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
         D = scale_param("sensitivity", sensitivity)
@@ -137,7 +239,7 @@ class MixtureBoundary(PrivacyBoundary):
         # rho near D^2 / eps^2 (the time scale), kept inside the allowed range
         centre = min(max(scale, math.log(SCALE_MIN) + 25), math.log(SCALE_MAX) - 25)
 
-        def cost(log_rho):
+        def cost(log_rho: float) -> float:
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 t = cls(delta, math.exp(log_rho), sensitivity=D)._time_for(np.array([epsilon]))[0]
             return float(np.log(t)) if np.isfinite(t) and t > 0 else math.inf
@@ -152,7 +254,7 @@ class MixtureBoundary(PrivacyBoundary):
         best = res.x if res.fun <= values[i] else grid[i]
         return cls(delta, derived_scale("rho", math.exp(best), **given), sensitivity=D)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"MixtureBoundary(delta={self.delta!r}, rho={self.rho!r}, sensitivity={self.sensitivity!r})"
 
 
@@ -160,9 +262,30 @@ class LinearBoundary(PrivacyBoundary):
     """psi_L(t) = (D/t)(D/2 + b) + D a with b = log(1/delta) / (2a); D is the l2 sensitivity.
 
     Decreases from +inf to the floor D a; the inverse is closed form.
+
+    Parameters
+    ----------
+    delta : float
+        Failure probability, in (0, 1).
+    a : float
+        Slope, in [1e-100, 1e100].
+    sensitivity : float, optional
+        The l2 sensitivity D, in [1e-100, 1e100] (default 1).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number.
+    ValueError
+        If an argument is not finite or out of range.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Theorem 3.6 (linear boundary);
+    [HRMS20] (Howard, Ramdas, McAuliffe & Sekhon) for the line-crossing bound.
     """
 
-    def __init__(self, delta, a, *, sensitivity=1.0):
+    def __init__(self, delta: float, a: float, *, sensitivity: float = 1.0) -> None:
         self.delta = in_open_interval("delta", delta, 0.0, 1.0)
         self.a = scale_param("a", a)
         self.sensitivity = scale_param("sensitivity", sensitivity)
@@ -171,22 +294,48 @@ class LinearBoundary(PrivacyBoundary):
     _floor_note = " = sensitivity * a"
 
     def floor(self) -> float:
+        """inf_t psi(t) = sensitivity * a: targets at or below it are unreachable.
+
+        Returns
+        -------
+        float
+        """
         return self.sensitivity * self.a
 
-    def _psi(self, t):
+    def _psi(self, t: FloatArray) -> FloatArray:
         D = self.sensitivity
         with np.errstate(divide="ignore"):
             return D / t * (D / 2 + self.b) + D * self.a
 
-    def _time_for(self, eps):
+    def _time_for(self, eps: FloatArray) -> FloatArray:
         D = self.sensitivity
         return D * (D / 2 + self.b) / (eps - D * self.a)
 
     @classmethod
-    def calibrated(cls, epsilon, *, delta, sensitivity=1.0) -> LinearBoundary:
+    def calibrated(cls, epsilon: float, *, delta: float, sensitivity: float = 1.0) -> LinearBoundary:
         """The a minimising ``calibrated_time(epsilon)``: a = (sqrt(4c^2 + 2 c eps) - 2c) / D, c = log(1/delta)/2.
 
         (Setting the derivative of D (D/2 + c/a) / (eps - D a) to zero gives D^2 a^2 / 2 + 2 c D a - c eps = 0.)
+
+        Parameters
+        ----------
+        epsilon : float
+            Target ex-post epsilon, > 0.
+        delta : float
+            Failure probability, in (0, 1).
+        sensitivity : float, optional
+            The l2 sensitivity, in [1e-100, 1e100] (default 1).
+
+        Returns
+        -------
+        LinearBoundary
+
+        Raises
+        ------
+        TypeError
+            If an argument is not a real number.
+        ValueError
+            If an argument is out of range or ``a`` falls outside [1e-100, 1e100].
         """
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
@@ -196,11 +345,11 @@ class LinearBoundary(PrivacyBoundary):
         a = epsilon / (math.sqrt(1 + epsilon / (2 * c)) + 1) / D
         return cls(delta, derived_scale("a", a, epsilon=epsilon, delta=delta, sensitivity=D), sensitivity=D)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"LinearBoundary(delta={self.delta!r}, a={self.a!r}, sensitivity={self.sensitivity!r})"
 
 
-def _least_time_scan(psi, eps, lo=1e-12, hi=1e12):
+def _least_time_scan(psi: Callable[[FloatArray], FloatArray], eps: float, lo: float = 1e-12, hi: float = 1e12) -> float:
     """Least t with psi(t) <= eps by a log-grid scan and bisection (for non-monotone psi)."""
     grid = np.geomspace(lo, hi, 4001)
     ok = np.nonzero(psi(grid) <= eps)[0]
@@ -219,24 +368,75 @@ def _least_time_scan(psi, eps, lo=1e-12, hi=1e12):
     return float(right)
 
 
-def gaussian_variance(epsilon, *, delta, sensitivity=1.0) -> float:
+def gaussian_variance(epsilon: float, *, delta: float, sensitivity: float = 1.0) -> float:
     """Variance a single Gaussian release needs for (epsilon, delta)-DP (exact, Balle & Wang).
 
     Compare with ``boundary.calibrated_time(epsilon)``: the extra variance is the price of a
     guarantee that holds uniformly over all release times.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, > 0.
+    delta : float
+        In (0, 1).
+    sensitivity : float, optional
+        The l2 sensitivity, in [1e-100, 1e100] (default 1).
+
+    Returns
+    -------
+    float
+        sigma^2 of ``Gaussian.calibrated(epsilon, delta=delta, sensitivity=sensitivity)``.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number.
+    ValueError
+        If an argument is out of range or sigma falls outside [1e-100, 1e100].
+
+    References
+    ----------
+    [BW18] (Balle & Wang).
     """
     return Gaussian.calibrated(epsilon, delta=delta, sensitivity=sensitivity).sigma ** 2
 
 
-def gaussian_pdp_variance(epsilon, *, delta, sensitivity=1.0) -> float:
+def gaussian_pdp_variance(epsilon: float, *, delta: float, sensitivity: float = 1.0) -> float:
     """Variance a single Gaussian release needs for (epsilon, delta)-*probabilistic* DP.
 
     The loss of one release at variance T is D^2/(2T) + (D/T) W_T with W_T ~ N(0, T)
-    (paper A, Theorem 3.2), so P(loss > epsilon) = delta exactly when
+    (paper A, Theorem 3.4), so P(loss > epsilon) = delta exactly when
     D^2/(2T) + D z / sqrt(T) = epsilon, z = Phi^{-1}(1 - delta). With u = D / sqrt(T):
     u = sqrt(z^2 + 2 epsilon) - z. This is the like-for-like comparison for a privacy
     boundary (which is a probabilistic guarantee); ``gaussian_variance`` meets plain
     (epsilon, delta)-DP, a weaker requirement, so it needs less variance.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, > 0.
+    delta : float
+        In (0, 1).
+    sensitivity : float, optional
+        The l2 sensitivity D, in [1e-100, 1e100] (default 1).
+
+    Returns
+    -------
+    float
+        T = (D / u)^2.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number.
+    ValueError
+        If an argument is out of range or the standard deviation D / u falls outside
+        [1e-100, 1e100].
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Theorem 3.4.
     """
     epsilon = positive("epsilon", epsilon)
     delta = in_open_interval("delta", delta, 0.0, 1.0)
