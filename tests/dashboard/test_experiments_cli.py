@@ -1,6 +1,8 @@
 import csv
 import re
 
+import pytest
+
 from dashboard.experiments_cli import main
 
 
@@ -18,6 +20,7 @@ def test_cli_writes_csv_and_html(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_cli_sweeps_on_dask_give_the_same_files(tmp_path):
     """--dask-scheduler runs both sweeps on the cluster: same seeds, so the same numbers as here."""
     import pytest
@@ -33,6 +36,7 @@ def test_cli_sweeps_on_dask_give_the_same_files(tmp_path):
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
 
 
+@pytest.mark.slow
 def test_cli_worker_processes_give_the_same_files(tmp_path):
     args = ["--task", "mean", "--trials", "60", "--levels", "6", "--seed", "5"]
     main([*args, "--out", str(tmp_path / "one")])

@@ -57,6 +57,7 @@ def test_view_calls_match_the_one_call_run():
     assert prepared.task.n == 60 and prepared.task.d == 3
 
 
+@pytest.mark.slow
 def test_uploaded_table_runs_in_the_view():
     view = ExperimentsView(Settings(), active=True)
     first = view.result

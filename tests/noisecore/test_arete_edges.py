@@ -98,6 +98,7 @@ def test_constructor_accepts_or_refuses_by_name(alpha, theta, lam):
 
 @SWEEP
 @given(params=valid_params, x=nasty)
+@pytest.mark.slow
 def test_density_functions_on_nasty_x(params, x):
     dist = Arete(*params)
     for method in (dist.pdf, dist.logpdf, dist.sf, dist.cdf):

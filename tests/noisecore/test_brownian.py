@@ -83,6 +83,7 @@ def test_bridge_conditional_law():
     assert abs(np.corrcoef(resid, first)[0, 1]) < 0.05
 
 
+@pytest.mark.slow
 def test_realized_loss_distribution():
     """thm:bm_ploss: for a shift of norm D at time T the loss is N(D^2/(2T), D^2/T)."""
     D, T = 1.3, 2.0

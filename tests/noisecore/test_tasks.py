@@ -36,6 +36,7 @@ def _neighbour(X, y, rng):
     return X2, y2
 
 
+@pytest.mark.slow
 def test_logistic_sensitivity_on_neighbours():
     X, y = synthetic_classification(300, d=6, rng=3)
     task = LogisticRegressionTask(X, y, lam=0.1)
@@ -158,6 +159,7 @@ def test_stopping_costs_follow_the_rules():
 
 
 @pytest.mark.parametrize("name", ["logistic", "ridge", "mean"])
+@pytest.mark.slow
 def test_default_targets_follow_the_documented_rule(name):
     assert pilot_target(default_task(name, rng=0), rng=0) == pytest.approx(DEFAULT_TARGETS[name], rel=1e-12)
 
