@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 from ._arete_quadrature import AreteKernel
-from ._base import NoiseDistribution, _output, check_sensitivity
-from ._validation import positive, positive_int, real_array
+from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output, check_sensitivity
+from ._validation import SeedLike, positive, positive_int, real_array
 
 __all__ = ["Arete", "AreteShare"]
 
@@ -25,6 +28,24 @@ class AreteShare:
 
     A share is G1 - G2 + E1 - E2 with G_i ~ Gamma(alpha/n, theta), E_i ~ Gamma(1/n, lam).
     The parameters are validated as for ``Arete`` (and ``n`` is an integer >= 1).
+
+    Parameters
+    ----------
+    alpha, theta, lam : float
+        Parameters of the total Arete, as for ``Arete``.
+    n : int
+        Number of shares, >= 1.
+
+    Raises
+    ------
+    TypeError
+        If a parameter is not a real number or ``n`` is not an integer.
+    ValueError
+        If a parameter lies outside the Arete's verified range or ``n`` < 1.
+
+    References
+    ----------
+    Paper B [PS22] (Pagh & Stausholm), Lemma 10.
     """
 
     alpha: float
@@ -32,28 +53,64 @@ class AreteShare:
     lam: float
     n: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         alpha, theta, lam = _check_params(self.alpha, self.theta, self.lam)
         object.__setattr__(self, "alpha", alpha)
         object.__setattr__(self, "theta", theta)
         object.__setattr__(self, "lam", lam)
         object.__setattr__(self, "n", positive_int("n", self.n))
 
-    def sample(self, size=None, *, rng=None):
-        size = _check_size(size)
-        rng = np.random.default_rng(rng)
+    def sample(self, size: int | tuple[int, ...] | list[int] | None = None, *, rng: SeedLike = None) -> FloatOrArray:
+        """Draw shares with a numpy Generator.
+
+        Parameters
+        ----------
+        size : None, int or tuple of int, optional
+            None for one float, a count or a shape for an array.
+        rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+            Seed or Generator (passed to ``numpy.random.default_rng``).
+
+        Returns
+        -------
+        float or numpy.ndarray
+
+        Raises
+        ------
+        TypeError
+            If a count in ``size`` is not an integer, or ``rng`` is not a valid seed (from numpy).
+        ValueError
+            If a count in ``size`` is negative, or ``rng`` is a negative seed (from numpy).
+        """
+        checked = _check_size(size)
+        gen = np.random.default_rng(rng)
         g = self.alpha / self.n
         e = 1.0 / self.n
         return (
-            rng.gamma(g, self.theta, size)
-            - rng.gamma(g, self.theta, size)
-            + rng.gamma(e, self.lam, size)
-            - rng.gamma(e, self.lam, size)
+            gen.gamma(g, self.theta, checked)
+            - gen.gamma(g, self.theta, checked)
+            + gen.gamma(e, self.lam, checked)
+            - gen.gamma(e, self.lam, checked)
         )
 
-    def characteristic_function(self, s):
-        s = real_array("s", s, allow_inf=True)
-        return _output(_log_cf_exp(s, self.theta, self.lam, self.alpha / self.n, 1.0 / self.n), s)
+    def characteristic_function(self, s: npt.ArrayLike) -> FloatOrArray:
+        """E[e^{isZ}] = (1 + theta^2 s^2)^(-alpha/n) (1 + lam^2 s^2)^(-1/n) of one share (real).
+
+        Parameters
+        ----------
+        s : array_like
+            Points; +-inf allowed, NaN not.
+
+        Returns
+        -------
+        float or numpy.ndarray
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``s`` is not real or contains NaN.
+        """
+        arr = real_array("s", s, allow_inf=True)
+        return _output(_log_cf_exp(arr, self.theta, self.lam, self.alpha / self.n, 1.0 / self.n), arr)
 
 
 class Arete(NoiseDistribution):
@@ -63,21 +120,64 @@ class Arete(NoiseDistribution):
     no elementary closed form; ``pdf``/``logpdf``/``sf`` are computed to about 1e-12
     relative accuracy by exact quadrature of the Bessel-K form of the Gamma - Gamma part
     against the Laplace kernel (see ``noisecore._arete_quadrature``).
+
+    Parameters
+    ----------
+    alpha : float
+        Gamma shape, in [1e-200, 1].
+    theta : float
+        Gamma scale, in [1e-100, 1e100].
+    lam : float
+        Laplace scale, in [1e-100, 1e100], with theta / lam in [1e-16, 1e16].
+
+    Raises
+    ------
+    TypeError
+        If a parameter is not a real number.
+    ValueError
+        If a parameter is not finite or <= 0, or lies outside the verified range above.
+
+    References
+    ----------
+    Paper B [PS22] (Pagh & Stausholm), Definition 1; Lemma 2 (symmetric, decreasing in |t|).
     """
 
-    def __init__(self, alpha, theta, lam):
+    def __init__(self, alpha: float, theta: float, lam: float) -> None:
         self.alpha, self.theta, self.lam = _check_params(alpha, theta, lam)
         # the kernel works in units of mu = max(theta, lam) (the density is scale-covariant)
         self._unit = max(self.theta, self.lam)
         self._kernel = AreteKernel(self.alpha, self.theta / self._unit, self.lam / self._unit)
 
     @classmethod
-    def from_lemma3(cls, epsilon, *, sensitivity=1.0) -> Arete:
+    def from_lemma3(cls, epsilon: float, *, sensitivity: float = 1.0) -> Arete:
         """Paper B, Lemma 3: alpha = e^(-eps/4), theta = 4 sensitivity/eps, lam = e^(-eps/4).
 
         The lemma proves epsilon-DP for sensitivity >= 2/e and eps >= 20 + 4 ln(sensitivity);
         outside that range the parameters are still returned (check ``privacy_loss``).
         The guarantee is loose: the certified epsilon is well below the nominal one.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy parameter, > 0.
+        sensitivity : float, optional
+            The query's sensitivity, > 0 (default 1).
+
+        Returns
+        -------
+        Arete
+
+        Raises
+        ------
+        TypeError
+            If ``epsilon`` or ``sensitivity`` is not a real number.
+        ValueError
+            If ``epsilon`` or ``sensitivity`` is not finite or <= 0, or the parameters lie outside
+            the Arete's verified range.
+
+        References
+        ----------
+        Paper B [PS22] (Pagh & Stausholm), Lemma 3 (parameters from its proof, Section 4.3).
         """
         epsilon = positive("epsilon", epsilon)
         sensitivity = check_sensitivity(sensitivity)
@@ -91,12 +191,40 @@ class Arete(NoiseDistribution):
             ) from None
 
     @classmethod
-    def calibrated(cls, epsilon, *, sensitivity=1.0, objective="abs") -> Arete:
+    def calibrated(cls, epsilon: float, *, sensitivity: float = 1.0, objective: str = "abs") -> Arete:
         """The Arete minimising E|Z| ("abs") or the variance ("var") subject to the certified
         ``privacy_loss(sensitivity) <= epsilon`` (see ``noisecore._arete_calibration``).
 
         Deterministic. For small epsilon the optimum approaches Laplace(sensitivity/epsilon)
         (alpha -> 0); it need not beat Laplace there.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy parameter, > 0.
+        sensitivity : float, optional
+            The query's sensitivity, > 0 (default 1).
+        objective : {"abs", "var"}, optional
+            What to minimise (default "abs").
+
+        Returns
+        -------
+        Arete
+
+        Raises
+        ------
+        TypeError
+            If ``epsilon`` or ``sensitivity`` is not a real number.
+        ValueError
+            If ``epsilon`` or ``sensitivity`` is not finite or <= 0, ``objective`` is unknown, or
+            the scaled parameters lie outside the Arete's verified range.
+        RuntimeError
+            If no parameters could be certified (see ``noisecore._arete_calibration.calibrate``).
+
+        References
+        ----------
+        Paper B [PS22] (Pagh & Stausholm): the Arete distribution. Its Lemma 3 gives parameters
+        with a proven but loose guarantee; this search certifies each result by the exact loss instead.
         """
         from ._arete_calibration import calibrate
 
@@ -105,21 +233,45 @@ class Arete(NoiseDistribution):
         if objective not in ("abs", "var"):
             raise ValueError(f'objective must be "abs" or "var", got {objective!r}')
 
-        def argsup(alpha, theta, lam):
+        def argsup(alpha: float, theta: float, lam: float) -> tuple[float, float]:
             return _argsup_log_ratio(AreteKernel(alpha, theta, lam), 1.0)
 
         alpha, theta, lam = calibrate(epsilon, objective, argsup)
         return cls(alpha, theta * sensitivity, lam * sensitivity)
 
     @staticmethod
-    def lemma3_applies(epsilon, *, sensitivity=1.0) -> bool:
-        """Whether (epsilon, sensitivity) lies in Lemma 3's stated range."""
+    def lemma3_applies(epsilon: float, *, sensitivity: float = 1.0) -> bool:
+        """Whether (epsilon, sensitivity) lies in Lemma 3's stated range.
+
+        Parameters
+        ----------
+        epsilon : float
+            Privacy parameter, > 0.
+        sensitivity : float, optional
+            The query's sensitivity, > 0 (default 1).
+
+        Returns
+        -------
+        bool
+            sensitivity >= 2/e and epsilon >= 20 + 4 ln(sensitivity).
+
+        Raises
+        ------
+        TypeError
+            If ``epsilon`` or ``sensitivity`` is not a real number.
+        ValueError
+            If ``epsilon`` or ``sensitivity`` is not finite or <= 0.
+
+        References
+        ----------
+        Paper B [PS22] (Pagh & Stausholm), Lemma 3.
+        """
         epsilon = positive("epsilon", epsilon)
         sensitivity = check_sensitivity(sensitivity)
         return sensitivity >= 2 / math.e and epsilon >= 20 + 4 * math.log(sensitivity)
 
     # --- density ---------------------------------------------------------------
-    def _logpdf(self, x):
+    def _logpdf(self, x: FloatArray) -> FloatArray:
         flat = np.abs(x).ravel() / self._unit
         out = np.full(flat.shape, -np.inf)
         finite = np.isfinite(flat)
@@ -127,7 +279,7 @@ class Arete(NoiseDistribution):
             out[finite] = self._kernel.evaluate(flat[finite])[0] - math.log(self._unit)
         return out.reshape(np.shape(x))
 
-    def _sf(self, x):
+    def _sf(self, x: FloatArray) -> FloatArray:
         flat = np.asarray(x, dtype=float).ravel()
         mag = np.abs(flat) / self._unit
         upper = np.zeros(flat.shape)
@@ -137,48 +289,123 @@ class Arete(NoiseDistribution):
         out = np.where(flat >= 0, upper, 1.0 - upper)
         return out.reshape(np.shape(x))
 
-    def _sample(self, size, rng):
+    def _sample(self, size: Size, rng: np.random.Generator) -> FloatOrArray:
         return (
             rng.gamma(self.alpha, self.theta, size)
             - rng.gamma(self.alpha, self.theta, size)
             + rng.laplace(0.0, self.lam, size)
         )
 
-    def characteristic_function(self, s):
-        """E[e^{isZ}] = (1 + theta^2 s^2)^(-alpha) / (1 + lam^2 s^2) (real: Z is symmetric)."""
-        s = real_array("s", s, allow_inf=True)
-        return _output(_log_cf_exp(s, self.theta, self.lam, self.alpha, 1.0), s)
+    def characteristic_function(self, s: npt.ArrayLike) -> FloatOrArray:
+        """E[e^{isZ}] = (1 + theta^2 s^2)^(-alpha) / (1 + lam^2 s^2) (real: Z is symmetric).
+
+        Parameters
+        ----------
+        s : array_like
+            Points; +-inf allowed, NaN not.
+
+        Returns
+        -------
+        float or numpy.ndarray
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``s`` is not real or contains NaN.
+        """
+        arr = real_array("s", s, allow_inf=True)
+        return _output(_log_cf_exp(arr, self.theta, self.lam, self.alpha, 1.0), arr)
 
     # --- moments -----------------------------------------------------------------
     def mean_abs(self) -> float:
-        """E|Z| = E|X1 - X2| + 2 lam int_0^inf f_X(x) e^{-x/lam} dx (see ``AreteKernel.mean_abs``)."""
+        """E|Z| = E|X1 - X2| + 2 lam int_0^inf f_X(x) e^{-x/lam} dx (see ``AreteKernel.mean_abs``).
+
+        Returns
+        -------
+        float
+        """
         return self._unit * self._kernel.mean_abs()
 
     def var(self) -> float:
+        """Var Z = 2 alpha theta^2 + 2 lam^2.
+
+        Returns
+        -------
+        float
+        """
         return 2 * self.alpha * self.theta**2 + 2 * self.lam**2
 
     # --- privacy ---------------------------------------------------------------
-    def _privacy_loss(self, d):
+    def _privacy_loss(self, d: FloatArray) -> FloatArray:
         flat = d.ravel() / self._unit
         out = np.array([_sup_log_ratio(self._kernel, float(v)) if math.isfinite(v) else math.inf for v in flat])
         return out.reshape(d.shape)
 
-    def _scale_hint(self):
+    def _scale_hint(self) -> float:
         return max(self.theta, self.lam)
 
     # --- distributed noise ------------------------------------------------------
-    def shares(self, n) -> AreteShare:
-        """The share distribution for n parties (paper B, Lemma 10)."""
+    def shares(self, n: int) -> AreteShare:
+        """The share distribution for n parties (paper B, Lemma 10).
+
+        Parameters
+        ----------
+        n : int
+            Number of parties, >= 1.
+
+        Returns
+        -------
+        AreteShare
+
+        Raises
+        ------
+        TypeError
+            If ``n`` is not an integer.
+        ValueError
+            If ``n`` < 1.
+
+        References
+        ----------
+        Paper B [PS22] (Pagh & Stausholm), Lemma 10.
+        """
         return AreteShare(self.alpha, self.theta, self.lam, positive_int("n", n))
 
-    def sample_shares(self, n, *, size=None, rng=None):
-        """Samples of n shares, shape ``size + (n,)``; each row sums to an Arete draw."""
-        share = self.shares(n)
-        size = _check_size(size)
-        shape = (share.n,) if size is None else (*np.atleast_1d(size).tolist(), share.n)
-        return share.sample(shape, rng=rng)
+    def sample_shares(
+        self, n: int, *, size: int | tuple[int, ...] | list[int] | None = None, rng: SeedLike = None
+    ) -> FloatArray:
+        """Samples of n shares, shape ``size + (n,)``; each row sums to an Arete draw.
 
-    def _repr_args(self):
+        Parameters
+        ----------
+        n : int
+            Number of parties, >= 1.
+        size : None, int or tuple of int, optional
+            Number or shape of the Arete draws (default None: one draw, shape (n,)).
+        rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+            Seed or Generator (passed to ``numpy.random.default_rng``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``size + (n,)``.
+
+        Raises
+        ------
+        TypeError
+            If ``n`` or a count in ``size`` is not an integer.
+        ValueError
+            If ``n`` < 1 or a count in ``size`` is negative.
+
+        References
+        ----------
+        Paper B [PS22] (Pagh & Stausholm), Lemma 10.
+        """
+        share = self.shares(n)
+        checked = _check_size(size)
+        shape = (share.n,) if checked is None else (*np.atleast_1d(checked).tolist(), share.n)
+        return cast(FloatArray, share.sample(shape, rng=rng))
+
+    def _repr_args(self) -> str:
         return f"alpha={self.alpha!r}, theta={self.theta!r}, lam={self.lam!r}"
 
 
@@ -188,7 +415,7 @@ SCALE_RANGE = (1e-100, 1e100)  # theta and lam
 MIN_SCALE_RATIO = 1e-16  # min(theta, lam) / max(theta, lam)
 
 
-def _check_params(alpha, theta, lam) -> tuple[float, float, float]:
+def _check_params(alpha: object, theta: object, lam: object) -> tuple[float, float, float]:
     """Validated (alpha, theta, lam), or ValueError naming the parameter and its allowed range."""
     alpha = positive("alpha", alpha)
     theta = positive("theta", theta)
@@ -208,7 +435,7 @@ def _check_params(alpha, theta, lam) -> tuple[float, float, float]:
     return alpha, theta, lam
 
 
-def _check_size(size):
+def _check_size(size: npt.ArrayLike | None) -> Size:
     """None, or a non-negative int or tuple of them (numpy's ``size``), else TypeError/ValueError."""
     if size is None:
         return None
@@ -218,10 +445,10 @@ def _check_size(size):
             raise TypeError(f"size must be None, an integer or a tuple of integers, got {size!r}")
         if dim < 0:
             raise ValueError(f"size must be >= 0, got {size!r}")
-    return size if np.ndim(size) == 0 else tuple(int(d) for d in dims)
+    return cast(int, size) if np.ndim(size) == 0 else tuple(int(d) for d in dims)
 
 
-def _log_cf_exp(s: np.ndarray, theta: float, lam: float, a: float, b: float) -> np.ndarray:
+def _log_cf_exp(s: FloatArray, theta: float, lam: float, a: float, b: float) -> FloatArray:
     """(1 + theta^2 s^2)^(-a) (1 + lam^2 s^2)^(-b), in logs so large |s| gives 0, not overflow."""
     m = np.abs(s)
     with np.errstate(over="ignore"):
@@ -229,7 +456,7 @@ def _log_cf_exp(s: np.ndarray, theta: float, lam: float, a: float, b: float) -> 
     return np.exp(log)
 
 
-def _log1p_square(z: np.ndarray) -> np.ndarray:
+def _log1p_square(z: FloatArray) -> FloatArray:
     """log(1 + z^2) without overflow for large z."""
     big = z > 1e150
     safe = np.where(big, 1.0, z)
@@ -246,7 +473,9 @@ def _argsup_log_ratio(kernel: AreteKernel, d: float) -> tuple[float, float]:
     return _argsup_for(lambda x: kernel.evaluate(x)[0], d, kernel.lam, kernel.theta, kernel.mu)
 
 
-def _argsup_for(logpdf, d: float, scale_a: float, scale_b: float, mu: float) -> tuple[float, float]:
+def _argsup_for(
+    logpdf: Callable[[FloatArray], FloatArray], d: float, scale_a: float, scale_b: float, mu: float
+) -> tuple[float, float]:
     """sup_t log f(t) - log f(t + d) for a symmetric density decreasing in |t| (``logpdf`` takes
     |t| >= 0), with characteristic scales ``scale_a``, ``scale_b`` and tail scale ``mu``.
 
@@ -266,7 +495,7 @@ def _argsup_for(logpdf, d: float, scale_a: float, scale_b: float, mu: float) -> 
         coarse = -d / 2 + step * np.arange(math.ceil((reach + d / 2) / step) + 1)
     else:
         coarse = np.linspace(-d / 2, reach, 121)
-    grids = [
+    grids: list[npt.ArrayLike] = [
         coarse,
         reach + mu * np.geomspace(0.01, 150, 60),
         [0.0],  # the density peaks, often in a cusp, at 0
@@ -277,7 +506,7 @@ def _argsup_for(logpdf, d: float, scale_a: float, scale_b: float, mu: float) -> 
         grids.append(np.linspace(max(-d / 2, -8 * scale_b), 8 * scale_b, 81))
     t = np.unique(np.concatenate(grids))
 
-    def ratio(ts):
+    def ratio(ts: FloatArray) -> FloatArray:
         lp = logpdf(np.abs(np.concatenate([ts, ts + d])))
         return lp[: len(ts)] - lp[len(ts) :]
 
