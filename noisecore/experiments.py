@@ -7,20 +7,24 @@ Both mechanisms are simulated exactly on the grid of privacy levels:
 - Laplace noise reduction (LNR): the Laplace process at times D1/eps_k, i.e. the Koufogiannis
   chain, one independent chain per coordinate; its ex-post epsilon is eps_k.
 Stopping rules: a public hold-out set, AboveThreshold with a fixed epsilon (cost eps_N + eps_AT),
-ReducedAboveThreshold with the same schedule (cost 2 eps_N, thm:rat / cor:aug_bm), and the
+ReducedAboveThreshold with the same schedule (cost 2 eps_N, Theorem 5.1 / Corollary 5.2), and the
 doubling baseline noise reduction replaces (fresh Laplace releases at eps_0 2^j, paying the sum).
+The experiments are those of paper A [WWRR22], Section 6.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
-from ._validation import generator, in_open_interval, positive, positive_int, real_array
+from ._base import FloatArray
+from ._validation import SeedLike, generator, in_open_interval, positive, positive_int, real_array
 from .boundaries import LinearBoundary
 from .laplace_reduction import koufogiannis_chain
 from .tasks import (
@@ -59,13 +63,50 @@ __all__ = [
 # up to two significant digits (``pilot_target`` recomputes it; a test keeps them in step).
 DEFAULT_TARGETS = {"logistic": 0.39361, "ridge": 0.0313, "mean": 0.1828038}
 
-Progress = Callable[[float], None]
+Progress: TypeAlias = Callable[[float], None]
+#: One chunk of a plan: (number of trials, its child seed).
+PlannedChunk: TypeAlias = tuple[int, np.random.SeedSequence]
+#: ``mapper(func, chunks)``: like the built-in ``map``, returning the results in order.
+Mapper: TypeAlias = Callable[
+    [Callable[[PlannedChunk], "ChunkResult"], Iterable[PlannedChunk]],
+    Iterable["ChunkResult"],
+]
+RuleKey: TypeAlias = tuple[str, str]
+IndexArray: TypeAlias = npt.NDArray[np.intp]
 CHUNK_TRIALS = 25  # trials per chunk; each chunk has its own child seed
 
 
-def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, rng=None) -> Task:
+def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, rng: SeedLike = None) -> Task:
     """Synthetic stand-ins for paper A's data: n training rows and n public hold-out rows, drawn with
-    ``rng`` (an integer seed gives the same data every time; the app uses seed 0)."""
+    ``rng`` (an integer seed gives the same data every time; the app uses seed 0).
+
+    Parameters
+    ----------
+    name : {"logistic", "ridge", "mean"}, optional
+        The task (default "logistic").
+    n : int, optional
+        Training rows, and as many hold-out rows (default 10,000).
+    lam : float, optional
+        Regularisation strength of the logistic and ridge tasks (default 0.05; the mean task uses 0).
+    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
+        Seed or Generator for the data.
+
+    Returns
+    -------
+    Task
+        A `LogisticRegressionTask`, `RidgeRegressionTask` or `MeanEstimationTask` with hold-out data.
+
+    Raises
+    ------
+    TypeError
+        If ``n``, ``lam`` or ``rng`` has the wrong type.
+    ValueError
+        If ``name`` is not one of the three tasks, or ``n`` or ``lam`` is out of range.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
+    """
     n = positive_int("n", n)
     if name not in ("logistic", "ridge", "mean"):
         raise ValueError(f'task must be "logistic", "ridge" or "mean", got {name!r}')
@@ -83,39 +124,124 @@ def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, 
     raise ValueError(f'task must be "logistic", "ridge" or "mean", got {name!r}')
 
 
-def default_epsilons(count: int = 60, *, low: float = 0.16, high: float = 5.0) -> np.ndarray:
-    """Log-spaced privacy levels; the low end sits just above the tuned linear boundary's floor (0.149)."""
+def default_epsilons(count: int = 60, *, low: float = 0.16, high: float = 5.0) -> FloatArray:
+    """Log-spaced privacy levels; the low end sits just above the tuned linear boundary's floor (0.149).
+
+    Parameters
+    ----------
+    count : int, optional
+        Number of levels, >= 1 (default 60).
+    low, high : float, optional
+        The first and last level (default 0.16 and 5).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``count`` levels, geometrically spaced from ``low`` to ``high``.
+
+    Raises
+    ------
+    TypeError
+        If ``count`` is not an integer.
+    ValueError
+        If ``count`` is < 1.
+    """
     return np.geomspace(low, high, positive_int("count", count))
 
 
-def pilot_target(task: Task, *, trials=200, rng=None, tuned_epsilon=0.3) -> float:
-    """The default-target rule: optimum + BM's mean excess loss at ``tuned_epsilon``, rounded up."""
+def pilot_target(task: Task, *, trials: int = 200, rng: SeedLike = None, tuned_epsilon: float = 0.3) -> float:
+    """The default-target rule: optimum + BM's mean excess loss at ``tuned_epsilon``, rounded up.
+
+    The excess is rounded up to two significant digits.
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    trials : int, optional
+        Pilot trials (default 200).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        Seed or Generator, as for `run_experiment`.
+    tuned_epsilon : float, optional
+        The level the linear boundary is tuned for, and the level evaluated (default 0.3).
+
+    Returns
+    -------
+    float
+        The target loss.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If an argument is out of range (see `run_experiment`).
+    """
     result = tradeoff_experiment(task, epsilons=[tuned_epsilon], trials=trials, tuned_epsilon=tuned_epsilon, rng=rng)
     excess = float(result.bm_mean[0]) - task.optimal_loss
     digits = 1 - math.floor(math.log10(excess))
     return round(task.optimal_loss + math.ceil(excess * 10**digits) / 10**digits, digits + 1)
 
 
-def _check_levels(epsilons) -> np.ndarray:
+def _check_levels(epsilons: npt.ArrayLike) -> FloatArray:
     eps = np.atleast_1d(real_array("epsilons", epsilons))
     if eps.ndim != 1 or eps.size == 0 or (eps <= 0).any() or (np.diff(eps) <= 0).any():
         raise ValueError("epsilons must be a non-empty, strictly increasing 1-d array of positive numbers")
     return eps
 
 
-def bm_noise(times_desc: np.ndarray, *, dim: int, trials: int, rng: np.random.Generator) -> np.ndarray:
-    """B at the given decreasing times for many independent paths: shape (trials, K, dim)."""
+def bm_noise(times_desc: FloatArray, *, dim: int, trials: int, rng: np.random.Generator) -> FloatArray:
+    """B at the given decreasing times for many independent paths: shape (trials, K, dim).
+
+    Parameters
+    ----------
+    times_desc : numpy.ndarray
+        K positive, decreasing times.
+    dim : int
+        Dimension of the Brownian motion.
+    trials : int
+        Number of independent paths.
+    rng : numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (trials, K, dim).
+    """
     asc = times_desc[::-1]
     steps = rng.standard_normal((trials, asc.size, dim)) * np.sqrt(np.diff(np.r_[0.0, asc]))[None, :, None]
     return np.cumsum(steps, axis=1)[:, ::-1]
 
 
-def lnr_noise(times_desc: np.ndarray, *, dim: int, trials: int, rng: np.random.Generator) -> np.ndarray:
-    """The Laplace process at decreasing times, one independent chain per coordinate."""
+def lnr_noise(times_desc: FloatArray, *, dim: int, trials: int, rng: np.random.Generator) -> FloatArray:
+    """The Laplace process at decreasing times, one independent chain per coordinate.
+
+    Parameters
+    ----------
+    times_desc : numpy.ndarray
+        K positive, strictly decreasing times.
+    dim : int
+        Number of coordinates.
+    trials : int
+        Number of independent processes.
+    rng : numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (trials, K, dim).
+
+    References
+    ----------
+    [KHP17] (Koufogiannis, Han & Pappas); Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 4.
+    """
     return koufogiannis_chain(times_desc[::-1], dim=dim, size=trials, rng=rng)[:, ::-1]
 
 
-def _band(values: np.ndarray):
+def _band(values: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Mean over axis 0 and its pointwise 95% normal band (zero width for one row)."""
     mean = values.mean(axis=0)
     half = 1.96 * values.std(axis=0, ddof=1) / math.sqrt(values.shape[0]) if values.shape[0] > 1 else 0 * mean
     return mean, mean - half, mean + half
@@ -123,20 +249,43 @@ def _band(values: np.ndarray):
 
 @dataclass(frozen=True, slots=True)
 class TradeoffResult:
+    """Mean training loss per privacy level for BM and LNR, with pointwise 95% confidence bands.
+
+    Attributes
+    ----------
+    task : str
+        The task's name.
+    epsilons : numpy.ndarray
+        The privacy levels, shape (K,).
+    bm_mean, bm_low, bm_high : numpy.ndarray
+        Brownian mechanism: mean loss and band, shape (K,) each.
+    lnr_mean, lnr_low, lnr_high : numpy.ndarray
+        Laplace noise reduction: mean loss and band, shape (K,) each.
+    optimal_loss : float
+        Training loss of the non-private optimum.
+    trials : int
+        Number of trials.
+    delta : float
+        The linear boundary's delta.
+    tuned_epsilon : float
+        The level the linear boundary is tuned for.
+    """
+
     task: str
-    epsilons: np.ndarray
-    bm_mean: np.ndarray
-    bm_low: np.ndarray
-    bm_high: np.ndarray
-    lnr_mean: np.ndarray
-    lnr_low: np.ndarray
-    lnr_high: np.ndarray
+    epsilons: FloatArray
+    bm_mean: FloatArray
+    bm_low: FloatArray
+    bm_high: FloatArray
+    lnr_mean: FloatArray
+    lnr_low: FloatArray
+    lnr_high: FloatArray
     optimal_loss: float
     trials: int
     delta: float
     tuned_epsilon: float
 
-    def rows(self):
+    def rows(self) -> tuple[list[str], FloatArray]:
+        """(header, rows): one row per level: epsilon, then the BM and LNR mean, low and high."""
         header = ["epsilon", "bm_mean", "bm_low", "bm_high", "lnr_mean", "lnr_low", "lnr_high"]
         cols = [self.epsilons, self.bm_mean, self.bm_low, self.bm_high, self.lnr_mean, self.lnr_low, self.lnr_high]
         return header, np.column_stack(cols)
@@ -144,15 +293,30 @@ class TradeoffResult:
 
 @dataclass(frozen=True, slots=True)
 class StoppingResult:
-    """Ex-post epsilon per trial for each (mechanism, rule); NaN where the target was never met."""
+    """Ex-post epsilon per trial for each (mechanism, rule); NaN where the target was never met.
+
+    Attributes
+    ----------
+    task : str
+        The task's name.
+    target : float
+        The target loss.
+    epsilons : numpy.ndarray
+        The privacy levels, shape (K,).
+    ex_post : dict
+        (mechanism, rule) -> ex-post epsilon per trial, NaN where the target was never met; the
+        keys are `STOPPING_RULES`.
+    stop_index : dict
+        (mechanism, rule) -> 0-based index of the stopping level per trial, -1 if none.
+    """
 
     task: str
     target: float
-    epsilons: np.ndarray
-    ex_post: dict
-    stop_index: dict
+    epsilons: FloatArray
+    ex_post: dict[RuleKey, FloatArray]
+    stop_index: dict[RuleKey, IndexArray]
 
-    def rows(self):
+    def rows(self) -> tuple[list[str], FloatArray]:
         """(header, rows): one row per trial, one ex-post epsilon column per (mechanism, rule); NaN where
         the target was never met."""
         keys = list(self.ex_post)
@@ -160,9 +324,12 @@ class StoppingResult:
         trials = len(self.ex_post[keys[0]])
         return header, np.column_stack([np.arange(trials)] + [self.ex_post[k] for k in keys])
 
-    def summary(self):
-        """(mechanism, rule) -> (median ex-post epsilon over trials that stopped, fraction stopped)."""
-        table = {}
+    def summary(self) -> dict[RuleKey, tuple[float, float]]:
+        """(mechanism, rule) -> (median ex-post epsilon over trials that stopped, fraction stopped).
+
+        The median is NaN when no trial stopped.
+        """
+        table: dict[RuleKey, tuple[float, float]] = {}
         for key, values in self.ex_post.items():
             reached = np.isfinite(values)
             median = float(np.median(values[reached])) if reached.any() else math.nan
@@ -173,7 +340,15 @@ class StoppingResult:
 @dataclass(frozen=True, slots=True)
 class ExperimentResult:
     """Both of paper A's experiments from one set of trials: the trade-off curves and, when a
-    target was given, the stopping rules' ex-post epsilons."""
+    target was given, the stopping rules' ex-post epsilons.
+
+    Attributes
+    ----------
+    tradeoff : TradeoffResult
+        The trade-off curves.
+    stopping : StoppingResult or None
+        The stopping table, None when no target was given.
+    """
 
     tradeoff: TradeoffResult
     stopping: StoppingResult | None
@@ -181,12 +356,24 @@ class ExperimentResult:
 
 @dataclass(frozen=True, slots=True)
 class ChunkResult:
-    """Per-trial outcomes of one chunk of trials (see :func:`experiment_chunk`)."""
+    """Per-trial outcomes of one chunk of trials (see :func:`experiment_chunk`).
 
-    train_bm: np.ndarray
-    train_lnr: np.ndarray
-    ex_post: dict
-    stop_index: dict
+    Attributes
+    ----------
+    train_bm, train_lnr : numpy.ndarray
+        Training loss per (trial, level), shape (count, K), for BM and LNR.
+    ex_post : dict
+        (mechanism, rule) -> ex-post epsilon per trial (NaN: never stopped); empty without a target.
+    stop_index : dict
+        (mechanism, rule) -> 0-based stopping level per trial (-1: never); empty without a target.
+    best_check_loss : float
+        Smallest hold-out or clipped training loss seen by BM or LNR (inf without a target).
+    """
+
+    train_bm: FloatArray
+    train_lnr: FloatArray
+    ex_post: dict[RuleKey, FloatArray]
+    stop_index: dict[RuleKey, IndexArray]
     best_check_loss: float
 
 
@@ -201,15 +388,43 @@ STOPPING_RULES = (
 )
 
 
-def first_true(mask: np.ndarray) -> np.ndarray:
-    """Index of the first True per row, -1 if none."""
+def first_true(mask: npt.NDArray[np.bool_]) -> IndexArray:
+    """Index of the first True per row, -1 if none.
+
+    Parameters
+    ----------
+    mask : numpy.ndarray
+        Boolean array, shape (rows, columns).
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer index per row, shape (rows,).
+    """
     idx = np.argmax(mask, axis=1)
     return np.where(mask.any(axis=1), idx, -1)
 
 
-def root_seed(rng=None) -> np.random.SeedSequence:
+def root_seed(rng: SeedLike = None) -> np.random.SeedSequence:
     """The seed all chunks derive from: an integer seed is used as it is (so a stored seed reproduces
-    a run); a Generator (or None) gives fresh entropy drawn from it."""
+    a run); a Generator (or None) gives fresh entropy drawn from it.
+
+    Parameters
+    ----------
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        A SeedSequence is returned as it is.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Raises
+    ------
+    TypeError
+        If ``rng`` is of another type (a BitGenerator included).
+    ValueError
+        If ``rng`` is a negative integer.
+    """
     if isinstance(rng, np.random.SeedSequence):
         return rng
     if isinstance(rng, int | np.integer) and not isinstance(rng, bool):
@@ -221,14 +436,36 @@ def root_seed(rng=None) -> np.random.SeedSequence:
     return np.random.SeedSequence(int(np.random.default_rng(rng).integers(2**63)))
 
 
-def chunk_plan(trials, *, rng=None, chunk_trials=CHUNK_TRIALS) -> list[tuple[int, np.random.SeedSequence]]:
+def chunk_plan(trials: int, *, rng: SeedLike = None, chunk_trials: int = CHUNK_TRIALS) -> list[PlannedChunk]:
     """Split ``trials`` into chunks of ``chunk_trials`` (the last may be smaller), each with its own
     child seed. The plan depends on the trials and the seed only, never on how many workers run it,
-    so any split over workers gives the same numbers."""
+    so any split over workers gives the same numbers.
+
+    Parameters
+    ----------
+    trials : int
+        Total number of trials, >= 1.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The root seed (see `root_seed`).
+    chunk_trials : int, optional
+        Trials per chunk, >= 1 (default 25).
+
+    Returns
+    -------
+    list of (int, numpy.random.SeedSequence)
+        (trials in the chunk, its child seed), in order.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If ``trials`` or ``chunk_trials`` is < 1, or ``rng`` is a negative integer.
+    """
     trials = positive_int("trials", trials)
     chunk_trials = positive_int("chunk_trials", chunk_trials)
     root = root_seed(rng)
-    plan = []
+    plan: list[PlannedChunk] = []
     for index, start in enumerate(range(0, trials, chunk_trials)):
         child = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, index))
         plan.append((min(chunk_trials, trials - start), child))
@@ -239,7 +476,10 @@ def _boundary(task: Task, tuned_epsilon: float, delta: float) -> LinearBoundary:
     return LinearBoundary.calibrated(tuned_epsilon, delta=delta, sensitivity=task.l2_sensitivity)
 
 
-def _checked_setup(task, epsilons, delta, tuned_epsilon):
+def _checked_setup(
+    task: Task, epsilons: npt.ArrayLike | None, delta: float, tuned_epsilon: float
+) -> tuple[FloatArray, float, LinearBoundary]:
+    """Validate the common arguments: (levels, delta, the tuned linear boundary)."""
     if not isinstance(task, Task):
         raise TypeError(f"task must be a noisecore.tasks Task, got {type(task).__name__}")
     eps = _check_levels(default_epsilons() if epsilons is None else epsilons)
@@ -254,7 +494,15 @@ def _checked_setup(task, epsilons, delta, tuned_epsilon):
 
 
 def experiment_chunk(
-    task: Task, *, epsilons, count: int, rng, delta=1e-6, tuned_epsilon=0.3, target=None, at_epsilon=0.5
+    task: Task,
+    *,
+    epsilons: npt.ArrayLike | None,
+    count: int,
+    rng: SeedLike,
+    delta: float = 1e-6,
+    tuned_epsilon: float = 0.3,
+    target: float | None = None,
+    at_epsilon: float = 0.5,
 ) -> ChunkResult:
     """One chunk of ``count`` trials, all randomness from ``rng`` (a seed, SeedSequence or Generator):
     the training loss of every (trial, level) for BM and LNR and, when ``target`` is given, each
@@ -263,25 +511,66 @@ def experiment_chunk(
     Stopping rules: a public hold-out set (free); AboveThreshold at ``at_epsilon`` on the clipped
     training loss (cost eps_N + at_epsilon); ReducedAboveThreshold on the same levels (cost 2 eps_N);
     and the doubling baseline (fresh Laplace releases at eps_0 2^j checked on the hold-out set,
-    paying the sum)."""
+    paying the sum).
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    epsilons : array_like or None
+        Privacy levels: positive, strictly increasing, above the tuned boundary's floor
+        (None: `default_epsilons`).
+    count : int
+        Number of trials, >= 1.
+    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator
+        Seed or Generator.
+    delta : float, optional
+        The linear boundary's delta, in (0, 1) (default 1e-6).
+    tuned_epsilon : float, optional
+        The level the linear boundary is tuned for, > 0 (default 0.3).
+    target : float, optional
+        Target loss, > 0 (default None: no stopping rules).
+    at_epsilon : float, optional
+        AboveThreshold's fixed epsilon, > 0 (default 0.5).
+
+    Returns
+    -------
+    ChunkResult
+
+    Raises
+    ------
+    TypeError
+        If ``task`` is not a Task, or another argument has the wrong type.
+    ValueError
+        If an argument is out of range, or the lowest level is at or below the boundary's floor.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers): Corollary 3.7 (BM), Proposition 4.2 (LNR),
+    Theorem 5.1 and Corollary 5.2 (RAT), Section 6 (the experiments); [LNRWW17] (Ligett et al.)
+    for the doubling baseline.
+    """
     eps, delta, boundary = _checked_setup(task, epsilons, delta, tuned_epsilon)
     count = positive_int("count", count)
     rng = generator(rng)
     stopping = target is not None
-    if stopping:
+    if target is not None:
         target = positive("target", target)
         at_epsilon = positive("at_epsilon", at_epsilon)
     times = {"bm": np.asarray(boundary.calibrated_time(eps)), "lnr": task.l1_sensitivity / eps}
-    train, hold, clipped = {}, {}, {}
+    train: dict[str, FloatArray] = {}
+    hold: dict[str, FloatArray] = {}
+    clipped: dict[str, FloatArray] = {}
     for mech, make in (("bm", bm_noise), ("lnr", lnr_noise)):
         params = task.release(make(times[mech], dim=task.noise_dim, trials=count, rng=rng))
         train[mech] = task.batch_loss(params)
         if stopping:
             hold[mech] = task.batch_loss(params, holdout=True)
             clipped[mech] = task.batch_loss(params, clip=task.loss_bound)
-    ex_post, stop_index = {}, {}
+    ex_post: dict[RuleKey, FloatArray] = {}
+    stop_index: dict[RuleKey, IndexArray] = {}
     best = math.inf
-    if stopping:
+    if target is not None:
         best = min(hold["bm"].min(), hold["lnr"].min(), clipped["bm"].min(), clipped["lnr"].min())
         sens = task.utility_sensitivity
         for mech in ("bm", "lnr"):
@@ -316,16 +605,65 @@ def experiment_chunk(
     return ChunkResult(train["bm"], train["lnr"], ex_post, stop_index, float(best))
 
 
-def combine_chunks(task: Task, *, epsilons, chunks, delta=1e-6, tuned_epsilon=0.3, target=None) -> ExperimentResult:
-    """Join chunk results (in plan order) into the trade-off bands and the stopping table."""
+def combine_chunks(
+    task: Task,
+    *,
+    epsilons: npt.ArrayLike,
+    chunks: Iterable[ChunkResult],
+    delta: float = 1e-6,
+    tuned_epsilon: float = 0.3,
+    target: float | None = None,
+) -> ExperimentResult:
+    """Join chunk results (in plan order) into the trade-off bands and the stopping table.
+
+    Parameters
+    ----------
+    task : Task
+        The task the chunks ran on.
+    epsilons : array_like
+        The privacy levels the chunks used.
+    chunks : iterable of ChunkResult
+        At least one chunk, in plan order.
+    delta : float, optional
+        The linear boundary's delta, recorded in the result (default 1e-6).
+    tuned_epsilon : float, optional
+        The level the boundary was tuned for, recorded in the result (default 0.3).
+    target : float, optional
+        The target loss the chunks used (default None: no stopping table).
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    TypeError
+        If ``epsilons`` is not a real array.
+    ValueError
+        If ``epsilons`` is not positive and strictly increasing, ``chunks`` is empty, or
+        ``target`` is below every loss the chunks saw.
+    """
     eps = _check_levels(epsilons)
     chunks = list(chunks)
     if not chunks:
         raise ValueError("chunks must hold at least one ChunkResult")
     bm = np.concatenate([c.train_bm for c in chunks])
     lnr = np.concatenate([c.train_lnr for c in chunks])
+    bm_mean, bm_low, bm_high = _band(bm)
+    lnr_mean, lnr_low, lnr_high = _band(lnr)
     tradeoff = TradeoffResult(
-        task.name, eps, *_band(bm), *_band(lnr), task.optimal_loss, bm.shape[0], delta, tuned_epsilon
+        task=task.name,
+        epsilons=eps,
+        bm_mean=bm_mean,
+        bm_low=bm_low,
+        bm_high=bm_high,
+        lnr_mean=lnr_mean,
+        lnr_low=lnr_low,
+        lnr_high=lnr_high,
+        optimal_loss=task.optimal_loss,
+        trials=bm.shape[0],
+        delta=delta,
+        tuned_epsilon=tuned_epsilon,
     )
     stopping = None
     if target is not None:
@@ -344,23 +682,67 @@ def combine_chunks(task: Task, *, epsilons, chunks, delta=1e-6, tuned_epsilon=0.
 def run_experiment(
     task: Task,
     *,
-    epsilons=None,
-    target=None,
-    trials=1000,
-    delta=1e-6,
-    tuned_epsilon=0.3,
-    at_epsilon=0.5,
-    rng=None,
-    mapper=None,
+    epsilons: npt.ArrayLike | None = None,
+    target: float | None = None,
+    trials: int = 1000,
+    delta: float = 1e-6,
+    tuned_epsilon: float = 0.3,
+    at_epsilon: float = 0.5,
+    rng: SeedLike = None,
+    mapper: Mapper | None = None,
     progress: Progress | None = None,
-    chunk_trials=CHUNK_TRIALS,
+    chunk_trials: int = CHUNK_TRIALS,
 ) -> ExperimentResult:
     """Paper A's experiments on ``task``: BM against LNR loss at each privacy level (mean and 95%
     bands over ``trials``) and, with a ``target`` loss, the ex-post epsilon of each stopping rule.
 
     Trials run in chunks with one child seed each (:func:`chunk_plan`); ``mapper(func, chunks)``
     (default: the built-in ``map``; e.g. a process pool's ``map``) runs them and must return the
-    results in order, so the numbers do not depend on the number of workers."""
+    results in order, so the numbers do not depend on the number of workers.
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    epsilons : array_like, optional
+        Privacy levels: positive, strictly increasing, above the tuned boundary's floor
+        (default `default_epsilons`).
+    target : float, optional
+        Target loss, > 0 (default None: trade-off curves only).
+    trials : int, optional
+        Number of trials, >= 1 (default 1000).
+    delta : float, optional
+        The linear boundary's delta, in (0, 1) (default 1e-6).
+    tuned_epsilon : float, optional
+        The level the linear boundary is tuned for, > 0 (default 0.3).
+    at_epsilon : float, optional
+        AboveThreshold's fixed epsilon, > 0 (default 0.5).
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The root seed (see `root_seed`).
+    mapper : callable, optional
+        ``mapper(func, chunks)`` returning the results in order (default: the built-in ``map``).
+    progress : callable, optional
+        Called with the fraction of trials done after each chunk.
+    chunk_trials : int, optional
+        Trials per chunk, >= 1 (default 25).
+
+    Returns
+    -------
+    ExperimentResult
+        ``stopping`` is None when no ``target`` is given.
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If an argument is out of range, the lowest level is at or below the boundary's floor, or
+        ``target`` is below every loss seen.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
+    """
     eps, delta, _ = _checked_setup(task, epsilons, delta, tuned_epsilon)
     if target is not None:
         target = positive("target", target)
@@ -368,7 +750,7 @@ def run_experiment(
     work = functools.partial(
         _run_planned, task, epsilons=eps, delta=delta, tuned_epsilon=tuned_epsilon, target=target, at_epsilon=at_epsilon
     )
-    results = []
+    results: list[ChunkResult] = []
     done = 0
     for result in (mapper or map)(work, plan):
         results.append(result)
@@ -378,7 +760,8 @@ def run_experiment(
     return combine_chunks(task, epsilons=eps, chunks=results, delta=delta, tuned_epsilon=tuned_epsilon, target=target)
 
 
-def _run_planned(task, planned, *, epsilons, **options):
+def _run_planned(task: Task, planned: PlannedChunk, *, epsilons: npt.ArrayLike, **options: Any) -> ChunkResult:
+    """`experiment_chunk` for one (count, seed) of a plan."""
     count, seed = planned
     return experiment_chunk(task, epsilons=epsilons, count=count, rng=seed, **options)
 
@@ -386,15 +769,38 @@ def _run_planned(task, planned, *, epsilons, **options):
 def tradeoff_experiment(
     task: Task,
     *,
-    epsilons=None,
-    trials=1000,
-    delta=1e-6,
-    tuned_epsilon=0.3,
-    rng=None,
-    mapper=None,
+    epsilons: npt.ArrayLike | None = None,
+    trials: int = 1000,
+    delta: float = 1e-6,
+    tuned_epsilon: float = 0.3,
+    rng: SeedLike = None,
+    mapper: Mapper | None = None,
     progress: Progress | None = None,
 ) -> TradeoffResult:
-    """Mean loss against privacy level for BM and LNR with pointwise 95% confidence bands."""
+    """Mean loss against privacy level for BM and LNR with pointwise 95% confidence bands.
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    epsilons, trials, delta, tuned_epsilon, rng, mapper, progress
+        As for `run_experiment`.
+
+    Returns
+    -------
+    TradeoffResult
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If an argument is out of range (see `run_experiment`).
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
+    """
     return run_experiment(
         task,
         epsilons=epsilons,
@@ -410,19 +816,51 @@ def tradeoff_experiment(
 def stopping_experiment(
     task: Task,
     *,
-    target=None,
-    epsilons=None,
-    trials=1000,
-    delta=1e-6,
-    tuned_epsilon=0.3,
-    at_epsilon=0.5,
-    rng=None,
-    mapper=None,
+    target: float | None = None,
+    epsilons: npt.ArrayLike | None = None,
+    trials: int = 1000,
+    delta: float = 1e-6,
+    tuned_epsilon: float = 0.3,
+    at_epsilon: float = 0.5,
+    rng: SeedLike = None,
+    mapper: Mapper | None = None,
     progress: Progress | None = None,
 ) -> StoppingResult:
-    """Ex-post privacy of stopping at the first level whose loss meets ``target``."""
+    """Ex-post privacy of stopping at the first level whose loss meets ``target``.
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    target : float, optional
+        Target loss, > 0 (default: ``DEFAULT_TARGETS[task.name]``).
+    epsilons, trials, delta, tuned_epsilon, at_epsilon, rng, mapper, progress
+        As for `run_experiment`.
+
+    Returns
+    -------
+    StoppingResult
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If no ``target`` is given and the task has no default target, or an argument is out of
+        range (see `run_experiment`).
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers): Theorem 5.1 and Corollary 5.2 (RAT),
+    Section 6 (the experiments).
+    """
     target = DEFAULT_TARGETS.get(task.name) if target is None else target
-    return run_experiment(
+    if target is None:
+        raise ValueError(
+            f"task {task.name!r} has no default target loss (defaults exist for: {', '.join(DEFAULT_TARGETS)}); "
+            "give target="
+        )
+    stopping = run_experiment(
         task,
         epsilons=epsilons,
         target=target,
@@ -434,11 +872,49 @@ def stopping_experiment(
         mapper=mapper,
         progress=progress,
     ).stopping
+    if stopping is None:  # run_experiment fills it whenever a target is given
+        raise RuntimeError("run_experiment returned no stopping table although a target was given")
+    return stopping
 
 
-def planned_chunk(task: Task, *, epsilons, trials, rng, index, **options) -> ChunkResult:
+def planned_chunk(
+    task: Task,
+    *,
+    epsilons: npt.ArrayLike | None,
+    trials: int,
+    rng: SeedLike,
+    index: int | np.integer[Any],
+    **options: Any,
+) -> ChunkResult:
     """Chunk ``index`` of :func:`chunk_plan` ``(trials, rng)``: what :func:`run_experiment` computes for
-    it, as a call with plain arguments (for a pool that memoises by inputs, or a remote worker)."""
+    it, as a call with plain arguments (for a pool that memoises by inputs, or a remote worker).
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+    epsilons : array_like or None
+        Privacy levels, as for `run_experiment`.
+    trials : int
+        Total number of trials of the plan.
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        The plan's root seed (see `root_seed`).
+    index : int
+        The chunk number, from 0 to len(plan) - 1.
+    **options
+        ``delta``, ``tuned_epsilon``, ``target`` and ``at_epsilon``, passed to `experiment_chunk`.
+
+    Returns
+    -------
+    ChunkResult
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If ``index`` is not a chunk number, or another argument is out of range.
+    """
     plan = chunk_plan(trials, rng=rng)
     if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < len(plan):
         raise ValueError(f"index must be a chunk number from 0 to {len(plan) - 1}, got {index!r}")
