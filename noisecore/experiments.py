@@ -285,7 +285,15 @@ class TradeoffResult:
     tuned_epsilon: float
 
     def rows(self) -> tuple[list[str], FloatArray]:
-        """(header, rows): one row per level: epsilon, then the BM and LNR mean, low and high."""
+        """(header, rows): one row per level: epsilon, then the BM and LNR mean, low and high.
+
+        Returns
+        -------
+        header : list of str
+            The 7 column names.
+        rows : numpy.ndarray
+            Shape (K, 7).
+        """
         header = ["epsilon", "bm_mean", "bm_low", "bm_high", "lnr_mean", "lnr_low", "lnr_high"]
         cols = [self.epsilons, self.bm_mean, self.bm_low, self.bm_high, self.lnr_mean, self.lnr_low, self.lnr_high]
         return header, np.column_stack(cols)
@@ -318,7 +326,15 @@ class StoppingResult:
 
     def rows(self) -> tuple[list[str], FloatArray]:
         """(header, rows): one row per trial, one ex-post epsilon column per (mechanism, rule); NaN where
-        the target was never met."""
+        the target was never met.
+
+        Returns
+        -------
+        header : list of str
+            "trial", then "<mechanism>_<rule>" per column.
+        rows : numpy.ndarray
+            Shape (trials, 1 + number of rules).
+        """
         keys = list(self.ex_post)
         header = ["trial"] + [f"{mech}_{rule}" for mech, rule in keys]
         trials = len(self.ex_post[keys[0]])
@@ -328,6 +344,11 @@ class StoppingResult:
         """(mechanism, rule) -> (median ex-post epsilon over trials that stopped, fraction stopped).
 
         The median is NaN when no trial stopped.
+
+        Returns
+        -------
+        dict
+            (mechanism, rule) -> (median, fraction), floats.
         """
         table: dict[RuleKey, tuple[float, float]] = {}
         for key, values in self.ex_post.items():

@@ -5,23 +5,71 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
-from .._validation import generator, positive, positive_int
+from .._base import FloatArray
+from .._validation import SeedLike, generator, positive, positive_int
+
+#: A file's content (bytes or text) or a path to read.
+FileData: TypeAlias = bytes | bytearray | memoryview | str | Path
+#: ``(X, y)``: a design matrix and its targets.
+Dataset: TypeAlias = tuple[FloatArray, FloatArray]
 
 
-def normalize_rows(X) -> np.ndarray:
-    """Scale each row to unit l2 norm (a per-row map, so sensitivities stay valid); zero rows stay 0."""
+def normalize_rows(X: npt.ArrayLike) -> FloatArray:
+    """Scale each row to unit l2 norm (a per-row map, so sensitivities stay valid); zero rows stay 0.
+
+    Parameters
+    ----------
+    X : array_like
+        Shape (n, d).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new float array of the same shape.
+    """
     X = np.asarray(X, dtype=float)
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
 
 
-def synthetic_classification(n=10_000, *, d=38, rng=None):
+def synthetic_classification(n: int = 10_000, *, d: int = 38, rng: SeedLike = None) -> Dataset:
     """Two noisy clusters around +m and -m (KDD-99-like: classes well separated by direction),
-    5% of labels flipped, rows normalised. Shaped like paper A's logistic task; returns (X, y)."""
+    5% of labels flipped, rows normalised. Shaped like paper A's logistic task; returns (X, y).
+
+    Parameters
+    ----------
+    n : int, optional
+        Rows, >= 1 (default 10,000).
+    d : int, optional
+        Features, >= 1 (default 38).
+    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
+        Seed or Generator.
+
+    Returns
+    -------
+    X : numpy.ndarray
+        Shape (n, d), rows of unit l2 norm.
+    y : numpy.ndarray
+        Labels in {-1, +1}, shape (n,).
+
+    Raises
+    ------
+    TypeError
+        If ``n`` or ``d`` is not an integer, or ``rng`` is not a seed.
+    ValueError
+        If ``n`` or ``d`` is < 1.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
+    """
     n, d = positive_int("n", n), positive_int("d", d)
     rng = generator(rng)
     direction = rng.normal(size=d)
@@ -33,10 +81,37 @@ def synthetic_classification(n=10_000, *, d=38, rng=None):
     return X, y
 
 
-def synthetic_regression(n=10_000, *, d=77, rng=None):
+def synthetic_regression(n: int = 10_000, *, d: int = 77, rng: SeedLike = None) -> Dataset:
     """Targets in [-1, 1] from a noisy linear model, rows normalised.
 
     Shaped like the Twitter-buzz task of paper A (n = 10,000, d = 77); returns (X, y).
+
+    Parameters
+    ----------
+    n : int, optional
+        Rows, >= 1 (default 10,000).
+    d : int, optional
+        Features, >= 1 (default 77).
+    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
+        Seed or Generator.
+
+    Returns
+    -------
+    X : numpy.ndarray
+        Shape (n, d), rows of unit l2 norm.
+    y : numpy.ndarray
+        Targets in [-1, 1], shape (n,).
+
+    Raises
+    ------
+    TypeError
+        If ``n`` or ``d`` is not an integer, or ``rng`` is not a seed.
+    ValueError
+        If ``n`` or ``d`` is < 1.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
     """
     n, d = positive_int("n", n), positive_int("d", d)
     rng = generator(rng)
@@ -46,8 +121,30 @@ def synthetic_regression(n=10_000, *, d=77, rng=None):
     return X, y
 
 
-def split(X, y, *, n_train):
-    """First ``n_train`` rows for training, the rest as a public hold-out set."""
+def split(X: FloatArray, y: FloatArray, *, n_train: int) -> tuple[Dataset, Dataset]:
+    """First ``n_train`` rows for training, the rest as a public hold-out set.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Design matrix, one row per example.
+    y : numpy.ndarray
+        Targets, one per row.
+    n_train : int
+        Training rows, from 1 to len(y) - 1.
+
+    Returns
+    -------
+    (X_train, y_train), (X_hold, y_hold) : tuple of numpy.ndarray
+        Views of the inputs.
+
+    Raises
+    ------
+    TypeError
+        If ``n_train`` is not an integer.
+    ValueError
+        If ``n_train`` is < 1 or >= len(y).
+    """
     n_train = positive_int("n_train", n_train)
     if n_train >= len(y):
         raise ValueError(f"n_train must be < the number of rows {len(y)}, got {n_train}")
@@ -65,7 +162,7 @@ MAX_ROWS = 20_000  # larger tables are subsampled (with the rng) to this many ro
 MAX_FEATURES = {"logistic": 500, "ridge": 80, "mean": 500}  # ridge releases d^2 + d numbers per trial
 
 
-def _text(data, source) -> str:
+def _text(data: FileData, source: str) -> str:
     """Decode a file's bytes (or read a path) as UTF-8, with a plain message when it is not text."""
     if isinstance(data, Path):
         try:
@@ -98,12 +195,34 @@ def _number(cell: str, where: str) -> float:
     return value
 
 
-def read_table(data, *, source="the file") -> tuple[list[str], np.ndarray]:
+def read_table(data: FileData, *, source: str = "the file") -> tuple[list[str], FloatArray]:
     """A CSV table with a header row and numeric cells: (column names, values of shape (rows, columns)).
 
     Refuses, with a message naming the line and column: text that is not UTF-8, an empty file, a
     missing or duplicated header, rows with a different number of fields, and cells that are empty,
-    not numbers, NaN or infinite. Blank lines are skipped."""
+    not numbers, NaN or infinite. Blank lines are skipped.
+
+    Parameters
+    ----------
+    data : bytes, bytearray, memoryview, str or pathlib.Path
+        The file's content (bytes are decoded as UTF-8), or a path to read.
+    source : str, optional
+        Name of the file in error messages (default "the file").
+
+    Returns
+    -------
+    names : list of str
+        The column names.
+    values : numpy.ndarray
+        Shape (rows, columns).
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is of another type.
+    ValueError
+        If the file cannot be read or is not a valid table, as above.
+    """
     text = _text(data, source)
     rows = [(n, r) for n, r in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in r)]
     if not rows:
@@ -134,7 +253,15 @@ def read_table(data, *, source="the file") -> tuple[list[str], np.ndarray]:
     return names, values
 
 
-def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, rng=None):
+def table_task_data(
+    names: Iterable[str],
+    values: npt.ArrayLike,
+    *,
+    task: str,
+    target: str | None = None,
+    max_rows: int = MAX_ROWS,
+    rng: SeedLike = None,
+) -> tuple[tuple[FloatArray, FloatArray | None], tuple[FloatArray, FloatArray | None]]:
     """Training and hold-out data for ``task`` from a numeric table (see :func:`read_table`).
 
     ``target`` names the column to predict (logistic: exactly two distinct values, the larger
@@ -143,7 +270,39 @@ def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, rng=
     None). Features are scaled to unit l2 norm per row (logistic, ridge) or into the unit ball by
     the largest row norm (mean). Rows are shuffled with ``rng``; tables above ``max_rows`` are
     subsampled; half the rows train, half are the public hold-out set.
-    Returns ``((X, y), (X_hold, y_hold))``; ``y`` is None for the mean task."""
+    Returns ``((X, y), (X_hold, y_hold))``; ``y`` is None for the mean task.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Column names, one per column of ``values``.
+    values : array_like
+        Shape (rows, columns), finite.
+    task : {"logistic", "ridge", "mean"}
+        The task the data are for.
+    target : str, optional
+        The column to predict (required for logistic and ridge; default None).
+    max_rows : int, optional
+        Rows kept at most, >= 1 (default 20,000).
+    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
+        Seed or Generator for the shuffle.
+
+    Returns
+    -------
+    (X, y), (X_hold, y_hold) : tuple
+        Training and hold-out features (numpy.ndarray) and targets (numpy.ndarray, or None for
+        the mean task).
+
+    Raises
+    ------
+    TypeError
+        If ``max_rows`` is not an integer or ``rng`` is not a seed.
+    ValueError
+        If ``task`` is unknown; the shapes do not match or a value is not finite; ``target`` is
+        missing or not a column; there is no feature column, or more than the task allows
+        (logistic 500, ridge 80, mean 500); there are fewer than 40 rows; or, for the logistic
+        task, the target does not hold exactly two classes, or a class misses one half.
+    """
     if task not in MAX_FEATURES:
         raise ValueError(f'task must be "logistic", "ridge" or "mean", got {task!r}')
     names = list(names)
@@ -170,7 +329,13 @@ def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, rng=
     order = generator(rng).permutation(rows)[: positive_int("max_rows", max_rows)]
     X = values[order][:, features]
     y = None if target is None else values[order, names.index(target)]
-    if task == "logistic":
+    half = X.shape[0] // 2
+    if task == "mean":
+        largest = np.linalg.norm(X, axis=1).max()
+        X = X / largest if largest > 0 else X
+    elif y is None:  # excluded above: the logistic and ridge tasks require a target
+        raise ValueError(f"the {task} task needs a target column")
+    elif task == "logistic":
         labels = np.unique(y)
         if labels.size != 2:
             shown = ", ".join(f"{v:g}" for v in labels[:5]) + (", ..." if labels.size > 5 else "")
@@ -180,34 +345,59 @@ def table_task_data(names, values, *, task, target=None, max_rows=MAX_ROWS, rng=
             )
         y = np.where(y == labels[1], 1.0, -1.0)
         X = normalize_rows(X)
-    elif task == "ridge":
+        if np.unique(y[:half]).size < 2 or np.unique(y[half:]).size < 2:
+            raise ValueError(
+                f"target column {target!r}: one class is too rare to appear in both the training and the hold-out half"
+            )
+    else:
         scale = np.abs(y).max()
         y = y / scale if scale > 0 else y
         X = normalize_rows(X)
-    else:
-        largest = np.linalg.norm(X, axis=1).max()
-        X = X / largest if largest > 0 else X
-    half = X.shape[0] // 2
     train_y, hold_y = (None, None) if y is None else (y[:half], y[half:])
-    if task == "logistic" and (np.unique(train_y).size < 2 or np.unique(hold_y).size < 2):
-        raise ValueError(
-            f"target column {target!r}: one class is too rare to appear in both the training and the hold-out half"
-        )
     return (X[:half], train_y), (X[half:], hold_y)
 
 
-def _lines(path, source):
+def _lines(path: str | Path, source: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, comma-separated fields) of each non-blank line of a text file."""
     text = _text(Path(path), source)
     for line_no, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             yield line_no, line.strip().split(",")
 
 
-def load_kddcup(path, *, max_rows=None):
+def load_kddcup(path: str | Path, *, max_rows: int | None = None) -> Dataset:
     """KDD Cup 1999 (``kddcup.data_10_percent`` format): duration plus the 37 numeric columns
     (fields 0 and 4-40) as features, label +1 for the known attack types and -1 for ``normal.``;
-    rows normalised. An unknown label, a non-numeric or non-finite feature is refused with its line."""
-    rows, labels = [], []
+    rows normalised. An unknown label, a non-numeric or non-finite feature is refused with its line.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The data file (UTF-8 text, 42 comma-separated fields per line).
+    max_rows : int, optional
+        Read at most this many rows, >= 1 (default None: all).
+
+    Returns
+    -------
+    X : numpy.ndarray
+        Shape (rows, 38), rows of unit l2 norm.
+    y : numpy.ndarray
+        Labels in {-1, +1}, shape (rows,).
+
+    Raises
+    ------
+    TypeError
+        If ``max_rows`` is not an integer.
+    ValueError
+        If the file cannot be read, is not UTF-8, has no data rows, or a line is refused as
+        above; or ``max_rows`` is < 1.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6 (the logistic regression data).
+    """
+    rows: list[list[float]] = []
+    labels: list[float] = []
     for line_no, fields in _lines(path, str(path)):
         where = f"{path}, line {line_no}"
         if len(fields) != 42:
@@ -235,14 +425,44 @@ def load_kddcup(path, *, max_rows=None):
     return normalize_rows(np.array(rows)), np.array(labels)
 
 
-def load_twitter_buzz(path, *, max_rows=None, max_popularity=None):
+def load_twitter_buzz(path: str | Path, *, max_rows: int | None = None, max_popularity: float | None = None) -> Dataset:
     """UCI Buzz in social media, Twitter file: 77 features and the popularity target per row.
 
     Features are rows normalised; the target is log(1 + popularity) scaled into [-1, 1] by
     log(1 + ``max_popularity``), by default the largest popularity in the file (a non-private
     step: give a public bound for a truly private run). Non-numeric, non-finite or negative
-    values are refused with their line."""
-    data = []
+    values are refused with their line.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The data file (UTF-8 text, 78 comma-separated values per line; field 77 is the popularity).
+    max_rows : int, optional
+        Read at most this many rows, >= 1 (default None: all).
+    max_popularity : float, optional
+        Public bound on the popularity, > 0 (default None: the largest in the file).
+
+    Returns
+    -------
+    X : numpy.ndarray
+        Shape (rows, 77), rows of unit l2 norm.
+    y : numpy.ndarray
+        The scaled target, shape (rows,).
+
+    Raises
+    ------
+    TypeError
+        If ``max_rows`` or ``max_popularity`` has the wrong type.
+    ValueError
+        If the file cannot be read, is not UTF-8, has no data rows, or a value is refused as
+        above; if ``max_rows`` is < 1; or if ``max_popularity`` is not > 0 or is below a
+        popularity in the file.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6 (the ridge regression data).
+    """
+    data: list[list[float]] = []
     for line_no, fields in _lines(path, str(path)):
         where = f"{path}, line {line_no}"
         if len(fields) != 78:
