@@ -18,14 +18,19 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
 
 from ._arete_quadrature import _gauss_jacobi_unit, _gauss_legendre
-from ._base import NoiseDistribution
+from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size
 from ._validation import bounded_int, in_interval, positive, real_array, real_scalar
 from ._validation import scale as scale_param
+
+if TYPE_CHECKING:
+    from .arete import Arete
 
 __all__ = [
     "ShareSum",
@@ -45,7 +50,7 @@ MIN_DISTANCE, MAX_DISTANCE = 0.01, 1e4  # distance / mu for the privacy loss (it
 MIN_FRACTION = 1e-6  # fractions present and Arete alphas, so that alpha * fraction >= MIN_SHAPE
 
 
-def _arete_parameters(arete):
+def _arete_parameters(arete: Arete) -> tuple[float, float, float]:
     """(alpha, theta, lam) of an Arete-like object, or a TypeError naming ``arete``."""
     try:
         return real_scalar("arete.alpha", arete.alpha), arete.theta, arete.lam
@@ -53,7 +58,7 @@ def _arete_parameters(arete):
         raise TypeError(f"arete must be an Arete (with alpha, theta and lam), got {type(arete).__name__}") from None
 
 
-def _log_gamma_sum_density(u, a, theta, b, lam):
+def _log_gamma_sum_density(u: FloatArray, a: float, theta: float, b: float, lam: float) -> FloatArray:
     """log f_U(u) for U = Gamma(a, theta) + Gamma(b, lam), u > 0 (a, b > 0)."""
     c = a + b
     r1, r2 = 1 / theta, 1 / lam
@@ -65,7 +70,7 @@ def _log_gamma_sum_density(u, a, theta, b, lam):
     return (c - 1) * np.log(u) - slow * u + _log_hyp1f1_negative(shape, c, gap * u) - log_norm
 
 
-def _log_hyp1f1_negative(a, c, z):
+def _log_hyp1f1_negative(a: float, c: float, z: npt.ArrayLike) -> FloatArray:
     """log 1F1(a; c; -z) for z >= 0, 0 < a < c. Where scipy's value underflows (z large), the
     asymptotic series Gamma(c)/Gamma(c-a) z^-a sum_s (a)_s (a-c+1)_s / s! z^-s (DLMF 13.7.2)."""
     z = np.asarray(z, dtype=float)
@@ -83,7 +88,7 @@ def _log_hyp1f1_negative(a, c, z):
     return out
 
 
-def _log_gg_density(x, s, scale):
+def _log_gg_density(x: FloatArray, s: float, scale: float) -> FloatArray:
     """log density of Gamma(s, scale) - Gamma(s, scale) at |x| > 0 (Bessel-K form)."""
     nu = s - 0.5
     z = np.abs(x) / scale
@@ -103,16 +108,16 @@ def _log_gg_density(x, s, scale):
 
 
 @lru_cache(maxsize=32)
-def _u_mesh(c: float, inner: float, cap: float, end: float):
+def _u_mesh(c: float, inner: float, cap: float, end: float) -> tuple[FloatArray, FloatArray]:
     """Nodes and weights in u: [0, inner] Gauss-Jacobi (weight u^(c-1), folded into the weights
     as u^(c-1) * w / u^(c-1) = w), then pieces [x, 2x] capped at ``cap`` up to ``end``."""
     y, w = _gauss_jacobi_unit(_NODES, c)
     nodes = [inner * y]
     weights = [w * inner * y ** (1 - c)]  # inner^c w / (inner y)^(c-1): the integrand is given in full
-    edges = [inner]
-    while edges[-1] < end:
-        edges.append(min(edges[-1] + min(edges[-1], cap), end))
-    edges = np.array(edges)
+    edge_list = [inner]
+    while edge_list[-1] < end:
+        edge_list.append(min(edge_list[-1] + min(edge_list[-1], cap), end))
+    edges = np.array(edge_list)
     gy, gw = _gauss_legendre(_NODES)
     lo, hi = edges[:-1], edges[1:]
     nodes.append((lo[:, None] + (hi - lo)[:, None] * gy).ravel())
@@ -121,9 +126,32 @@ def _u_mesh(c: float, inner: float, cap: float, end: float):
 
 
 class ShareSum(NoiseDistribution):
-    """Z = GG(a, theta) + GG(b, lam): the total of the shares that arrived (see module docstring)."""
+    """Z = GG(a, theta) + GG(b, lam): the total of the shares that arrived (see module docstring).
 
-    def __init__(self, a, theta, b, lam):
+    Parameters
+    ----------
+    a : float
+        Shape of the Gamma differences of scale ``theta``: 0 or in [1e-12, 4].
+    theta : float
+        Their scale, in [1e-100, 1e100].
+    b : float
+        Shape of the Gamma differences of scale ``lam``: 0 or in [1e-12, 4]; a + b >= 1e-12.
+    lam : float
+        Their scale, in [1e-100, 1e100]; theta / lam in [1e-16, 1e16] when both shapes are > 0.
+
+    Raises
+    ------
+    TypeError
+        If a parameter is not a real number.
+    ValueError
+        If a parameter is not finite or lies outside the ranges above.
+
+    References
+    ----------
+    Paper B [PS22] (Pagh & Stausholm), Lemma 10 (the shares) and Appendix A (distributed noise).
+    """
+
+    def __init__(self, a: float, theta: float, b: float, lam: float) -> None:
         self.a = real_scalar("a", a)
         self.b = real_scalar("b", b)
         if self.a < 0 or self.b < 0 or self.a + self.b <= 0:
@@ -143,6 +171,7 @@ class ShareSum(NoiseDistribution):
 
     @property
     def total_shape(self) -> float:
+        """a + b."""
         return self.a + self.b
 
     @property
@@ -150,7 +179,7 @@ class ShareSum(NoiseDistribution):
         """Whether the density is finite at 0 (total shape above 1/2)."""
         return self.total_shape > 0.5
 
-    def _check_reach(self, x):
+    def _check_reach(self, x: FloatArray) -> None:
         far = np.isfinite(x) & (np.abs(x) > REACH * self.mu)
         if far.any():
             raise ValueError(
@@ -158,7 +187,7 @@ class ShareSum(NoiseDistribution):
                 f"mu = max(theta, lam) = {self.mu:g}, got {np.abs(x[far]).max():g}"
             )
 
-    def _logpdf(self, x):
+    def _logpdf(self, x: FloatArray) -> FloatArray:
         self._check_reach(np.asarray(x, dtype=float))
         flat = np.abs(np.asarray(x, dtype=float)).ravel()
         out = np.full(flat.shape, -np.inf)
@@ -167,10 +196,10 @@ class ShareSum(NoiseDistribution):
             out[finite] = self._log_density(flat[finite])
         return out.reshape(np.shape(x))
 
-    def _single(self):
+    def _single(self) -> tuple[float, float] | None:
         return (self.b, self.lam) if self.a == 0 else (self.a, self.theta) if self.b == 0 else None
 
-    def _log_density(self, t):
+    def _log_density(self, t: FloatArray) -> FloatArray:
         single = self._single()
         out = np.empty(t.shape)
         zero = t == 0
@@ -208,7 +237,7 @@ class ShareSum(NoiseDistribution):
             out[sel] = self._correlate(t[sel], *_u_mesh(c, first, self.mu, end))
         return out
 
-    def _correlate(self, ts, u, w):
+    def _correlate(self, ts: FloatArray, u: FloatArray, w: FloatArray) -> FloatArray:
         a, theta, b, lam, mu = self.a, self.theta, self.b, self.lam, self.mu
         log_fu = _log_gamma_sum_density(u, a, theta, b, lam)
         out = np.empty(ts.size)
@@ -221,7 +250,7 @@ class ShareSum(NoiseDistribution):
             out[start : start + 256] = np.log(total) - block / mu
         return out
 
-    def _sf(self, x):
+    def _sf(self, x: FloatArray) -> FloatArray:
         """P(Z > x) by Gauss-Legendre on geometric pieces of the density (plotting accuracy, ~1e-8)."""
         x = np.asarray(x, dtype=float)
         self._check_reach(x)
@@ -243,7 +272,7 @@ class ShareSum(NoiseDistribution):
         upper = out.reshape(np.shape(x))
         return np.where(x >= 0, upper, 1.0 - upper)
 
-    def _sample(self, size, rng):
+    def _sample(self, size: Size, rng: np.random.Generator) -> FloatOrArray:
         out = np.zeros(() if size is None else size)
         if self.a > 0:
             out = out + rng.gamma(self.a, self.theta, size) - rng.gamma(self.a, self.theta, size)
@@ -252,10 +281,21 @@ class ShareSum(NoiseDistribution):
         return float(out) if size is None else out
 
     def var(self) -> float:
+        """Var Z = 2 a theta^2 + 2 b lam^2.
+
+        Returns
+        -------
+        float
+        """
         return 2 * self.a * self.theta**2 + 2 * self.b * self.lam**2
 
     def mean_abs(self) -> float:
-        """2 int_0^inf t f(t) dt on geometric pieces."""
+        """E|Z| = 2 int_0^inf t f(t) dt on geometric pieces.
+
+        Returns
+        -------
+        float
+        """
         y, w = _gauss_legendre(_NODES)
         end = 40 * self.mu
         edges = np.concatenate([[0.0], self.mu * np.geomspace(1e-14, 1.0, 60), np.linspace(self.mu, end, 120)[1:]])
@@ -264,12 +304,29 @@ class ShareSum(NoiseDistribution):
         dens = np.exp(self._log_density(nodes)).reshape(lo.size, -1)
         return float(2 * np.sum(nodes.reshape(lo.size, -1) * dens * w * (hi - lo)[:, None]))
 
-    def characteristic_function(self, s):
-        s = real_array("s", s, allow_inf=True)
-        with np.errstate(over="ignore"):  # large |s|: the value underflows to 0
-            return (1 + (self.theta * s) ** 2) ** (-self.a) * (1 + (self.lam * s) ** 2) ** (-self.b)
+    def characteristic_function(self, s: npt.ArrayLike) -> FloatArray:
+        """E[e^{isZ}] = (1 + theta^2 s^2)^(-a) (1 + lam^2 s^2)^(-b) (real: Z is symmetric).
 
-    def _isf_upper(self, q):
+        Parameters
+        ----------
+        s : array_like
+            Points; +-inf allowed, NaN not.
+
+        Returns
+        -------
+        numpy.ndarray
+            Of the shape of ``s`` (0-d for a scalar).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``s`` is not real or contains NaN.
+        """
+        arr = real_array("s", s, allow_inf=True)
+        with np.errstate(over="ignore"):  # large |s|: the value underflows to 0
+            return (1 + (self.theta * arr) ** 2) ** (-self.a) * (1 + (self.lam * arr) ** 2) ** (-self.b)
+
+    def _isf_upper(self, q: FloatArray) -> FloatArray:
         """x >= 0 with sf(x) = q: one full sf at a start point, then Newton steps (on sf against
         log x in the body, on log sf against x in the tail) whose sf updates integrate the density
         over the step only, on pieces no longer than mu and no wider than a factor 2."""
@@ -281,13 +338,13 @@ class ShareSum(NoiseDistribution):
             out[i] = 0.0 if target >= 0.5 else self._isf_one(float(target))
         return out
 
-    def _mass_between(self, x0, x1):
+    def _mass_between(self, x0: float, x1: float) -> float:
         """int_x0^x1 f (signed), by Gauss-Legendre on geometric-then-linear pieces."""
         lo_x, hi_x = min(x0, x1), max(x0, x1)
-        edges = [lo_x]
-        while edges[-1] < hi_x:
-            edges.append(min(hi_x, edges[-1] + min(max(edges[-1], lo_x), self.mu)))
-        edges = np.array(edges)
+        edge_list = [lo_x]
+        while edge_list[-1] < hi_x:
+            edge_list.append(min(hi_x, edge_list[-1] + min(max(edge_list[-1], lo_x), self.mu)))
+        edges = np.array(edge_list)
         y, w = _gauss_legendre(_NODES)
         lo, hi = edges[:-1], edges[1:]
         nodes = (lo[:, None] + (hi - lo)[:, None] * y).ravel()
@@ -295,7 +352,7 @@ class ShareSum(NoiseDistribution):
         mass = float(np.sum(dens * w * (hi - lo)[:, None]))
         return mass if x1 >= x0 else -mass
 
-    def _isf_one(self, target):
+    def _isf_one(self, target: float) -> float:
         log2q = math.log(2 * target)
         body = target > 1e-3
         # start: a normal-like guess in the body, the exponential tail e^(-x/mu) beyond
@@ -328,7 +385,7 @@ class ShareSum(NoiseDistribution):
             )
         return x
 
-    def _privacy_loss(self, d):
+    def _privacy_loss(self, d: FloatArray) -> FloatArray:
         from .arete import _argsup_for
 
         bad = (d > MAX_DISTANCE * self.mu) | ((d > 0) & (d < MIN_DISTANCE * self.mu))
@@ -347,18 +404,42 @@ class ShareSum(NoiseDistribution):
             )
         return out
 
-    def _scale_hint(self):
+    def _scale_hint(self) -> float:
         return self.mu
 
 
-def arete_dropout(arete, *, fraction) -> ShareSum:
-    """Total noise when a ``fraction`` in (0, 1] of the users add their Arete share."""
+def arete_dropout(arete: Arete, *, fraction: float) -> ShareSum:
+    """Total noise when a ``fraction`` in (0, 1] of the users add their Arete share.
+
+    Parameters
+    ----------
+    arete : Arete
+        The full noise (any object with ``alpha``, ``theta`` and ``lam``).
+    fraction : float
+        Fraction of the users present, in [1e-6, 1].
+
+    Returns
+    -------
+    ShareSum
+        GG(alpha fraction, theta) + GG(fraction, lam).
+
+    Raises
+    ------
+    TypeError
+        If ``arete`` lacks ``alpha``, ``theta`` or ``lam``, or a number is not real.
+    ValueError
+        If ``fraction`` or the resulting shapes are out of range.
+
+    References
+    ----------
+    Paper B [PS22] (Pagh & Stausholm), Lemma 10 (the shares) and Appendix A (distributed noise).
+    """
     alpha, theta, lam = _arete_parameters(arete)
     q = _fraction(fraction)
     return ShareSum(alpha * q, theta, q, lam)
 
 
-def _fraction(fraction) -> float:
+def _fraction(fraction: object) -> float:
     q = in_interval("fraction", fraction, 0.0, 1.0)
     if q < MIN_FRACTION:
         raise ValueError(
@@ -367,15 +448,56 @@ def _fraction(fraction) -> float:
     return q
 
 
-def laplace_dropout(scale, *, fraction) -> ShareSum:
-    """Total noise when a ``fraction`` of the users add their share of Laplace(scale)."""
+def laplace_dropout(scale: float, *, fraction: float) -> ShareSum:
+    """Total noise when a ``fraction`` of the users add their share of Laplace(scale).
+
+    Parameters
+    ----------
+    scale : float
+        Scale of the full Laplace noise, in [1e-100, 1e100].
+    fraction : float
+        Fraction of the users present, in [1e-6, 1].
+
+    Returns
+    -------
+    ShareSum
+        GG(fraction, scale).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number.
+    ValueError
+        If an argument is not finite or out of range.
+    """
     q = _fraction(fraction)
     scale = scale_param("scale", scale)
     return ShareSum(0.0, scale, q, scale)
 
 
-def dropout_fractions(n, *, fractions_present) -> np.ndarray:
-    """Fractions of ``n`` users present, rounded to whole users, repeats dropped, largest first."""
+def dropout_fractions(n: int, *, fractions_present: npt.ArrayLike) -> FloatArray:
+    """Fractions of ``n`` users present, rounded to whole users, repeats dropped, largest first.
+
+    Parameters
+    ----------
+    n : int
+        Number of users, in [1, 1e9].
+    fractions_present : array_like
+        Non-empty 1-d array of fractions in (0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        Distinct multiples of 1/n (at least 1/n), decreasing.
+
+    Raises
+    ------
+    TypeError
+        If ``n`` is not an integer or ``fractions_present`` is not real.
+    ValueError
+        If ``n`` is out of range, or ``fractions_present`` is empty, not 1-d, not finite or
+        outside (0, 1].
+    """
     n = bounded_int("n", n, 1, 10**9)
     fractions = real_array("fractions_present", fractions_present)
     if fractions.ndim != 1 or fractions.size == 0 or not np.all((fractions > 0) & (fractions <= 1)):
@@ -383,12 +505,47 @@ def dropout_fractions(n, *, fractions_present) -> np.ndarray:
     return np.unique(np.clip(np.round(fractions * n), 1, n))[::-1] / n
 
 
-def dropout_point(alpha, theta, lam, *, fraction, sensitivity=1.0, epsilon_full=None) -> tuple:
+def dropout_point(
+    alpha: float,
+    theta: float,
+    lam: float,
+    *,
+    fraction: float,
+    sensitivity: float = 1.0,
+    epsilon_full: float | None = None,
+) -> tuple[float, float, float, float]:
     """(Arete epsilon, Arete E|Z|, Laplace epsilon, Laplace E|Z|) when a ``fraction`` of the users add
     their share of Arete(alpha, theta, lam), against shares of the Laplace noise with the same full
     epsilon (``epsilon_full``, computed when not given). ``alpha = 0`` is the Laplace limit: the Arete
     shares are then Laplace shares of scale ``lam``. Plain numbers in and out, so a call can run on any
-    worker."""
+    worker.
+
+    Parameters
+    ----------
+    alpha : float
+        0, or in [1e-6, 4].
+    theta, lam : float
+        Scales, in [1e-100, 1e100].
+    fraction : float
+        Fraction of the users present, in [1e-6, 1].
+    sensitivity : float, optional
+        In [0.01, 1e4] times max(theta, lam) (max(theta, lam) is lam when alpha = 0; default 1).
+    epsilon_full : float, optional
+        The full noise's certified epsilon at ``sensitivity``, in [0.01, 1e4]; computed when None.
+
+    Returns
+    -------
+    tuple of float
+        (Arete epsilon, Arete E|Z|, Laplace epsilon, Laplace E|Z|); an epsilon is inf where the
+        total shape is at most 1/2.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number.
+    ValueError
+        If an argument is not finite or out of range.
+    """
     alpha = real_scalar("alpha", alpha)
     if not (alpha == 0 or MIN_FRACTION <= alpha <= MAX_SHAPE):
         raise ValueError(f"alpha must be 0 or in [{MIN_FRACTION:g}, {MAX_SHAPE:g}], got {alpha}")
@@ -415,9 +572,35 @@ def dropout_point(alpha, theta, lam, *, fraction, sensitivity=1.0, epsilon_full=
     )
 
 
-def dropout_curves(arete, *, n, fractions_present, sensitivity=1.0):
+def dropout_curves(
+    arete: Arete, *, n: int, fractions_present: npt.ArrayLike, sensitivity: float = 1.0
+) -> dict[str, FloatArray]:
     """Certified epsilon and E|Z| against the fraction of users present (rounded to whole users,
-    repeats dropped), for the Arete's shares and for Laplace shares of the same full epsilon."""
+    repeats dropped), for the Arete's shares and for Laplace shares of the same full epsilon.
+
+    Parameters
+    ----------
+    arete : Arete
+        The full noise (``alpha``, ``theta``, ``lam`` and ``privacy_loss`` are used).
+    n : int
+        Number of users, in [1, 1e9].
+    fractions_present : array_like
+        Non-empty 1-d array of fractions in (0, 1].
+    sensitivity : float, optional
+        In [1e-100, 1e100] (default 1); see :func:`dropout_point` for its range relative to the scales.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        As :func:`dropout_table`.
+
+    Raises
+    ------
+    TypeError
+        If ``arete`` lacks ``alpha``, ``theta`` or ``lam``, or an argument has the wrong type.
+    ValueError
+        If an argument is out of range (see :func:`dropout_fractions` and :func:`dropout_point`).
+    """
     alpha, theta, lam = _arete_parameters(arete)
     present = dropout_fractions(n, fractions_present=fractions_present)
     sensitivity = scale_param("sensitivity", sensitivity)
@@ -428,9 +611,31 @@ def dropout_curves(arete, *, n, fractions_present, sensitivity=1.0):
     return dropout_table(present, points=points)
 
 
-def dropout_table(present, *, points) -> dict:
+def dropout_table(present: npt.ArrayLike, *, points: npt.ArrayLike) -> dict[str, FloatArray]:
     """The columns of :func:`dropout_curves` from its fractions and one :func:`dropout_point` each
-    (epsilons may be inf: no epsilon holds below a total shape of 1/2)."""
+    (epsilons may be inf: no epsilon holds below a total shape of 1/2).
+
+    Parameters
+    ----------
+    present : array_like
+        1-d array of fractions in (0, 1].
+    points : array_like
+        One :func:`dropout_point` result per fraction, shape (len(present), 4).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Columns "fraction", "arete_epsilon", "arete_mean_abs", "laplace_epsilon" and
+        "laplace_mean_abs".
+
+    Raises
+    ------
+    TypeError
+        If ``present`` or ``points`` is not real.
+    ValueError
+        If ``present`` is not 1-d or outside (0, 1], ``points`` has the wrong shape, contains NaN,
+        a negative value or an infinite E|Z|.
+    """
     present = np.atleast_1d(real_array("present", present))
     if present.ndim != 1 or not np.all((present > 0) & (present <= 1)):
         raise ValueError("present must be a 1-d array of fractions in (0, 1]")
