@@ -368,7 +368,13 @@ def dropout_calls(settings, comparison):
     present = dropout_fractions(settings.users, fractions_present=PRESENT)
     calls = [
         functools.partial(
-            dropout_point, alpha, theta, lam, float(q), settings.sensitivity, float(comparison.certified["Arete"])
+            dropout_point,
+            alpha,
+            theta,
+            lam,
+            fraction=float(q),
+            sensitivity=settings.sensitivity,
+            epsilon_full=float(comparison.certified["Arete"]),
         )
         for q in present
     ]

@@ -93,10 +93,11 @@ def test_dask_pool_on_an_in_process_cluster_gives_the_same_numbers():
         pool = ComputePool(scheduler=cluster.scheduler_address)
         try:
             assert pool.uses_dask and "Dask scheduler" in pool.describe()
-            args = (0.0, 1.0, 1.0, 0.6, 1.0, 1.0)  # Laplace-limit shares: quick
-            remote = pool.result(dropout_point, *args)
-            assert remote == dropout_point(*args)
-            assert pool.future(dropout_point, *args) is pool.future(dropout_point, *args)
+            args = (0.0, 1.0, 1.0)  # Laplace-limit shares: quick
+            kwargs = {"fraction": 0.6, "sensitivity": 1.0, "epsilon_full": 1.0}
+            remote = pool.result(dropout_point, *args, **kwargs)
+            assert remote == dropout_point(*args, **kwargs)
+            assert pool.future(dropout_point, *args, **kwargs) is pool.future(dropout_point, *args, **kwargs)
             with pytest.raises(ValueError, match="n must be >= 0"):
                 pool.result(fail_on_negative, -3)  # the worker's error reaches the caller as itself
         finally:
