@@ -53,11 +53,21 @@ def new_figure(title, **kwargs):
     return fig
 
 
+def text(markdown="", **kwargs) -> pn.pane.Markdown:
+    """A Markdown pane the full width of its column (every caption, readout and table)."""
+    return pn.pane.Markdown(markdown, sizing_mode="stretch_width", **kwargs)
+
+
+def stack(*items, **kwargs) -> pn.Column:
+    """Items one under the other, the full width."""
+    return pn.Column(*items, sizing_mode="stretch_width", **kwargs)
+
+
 def flex_row(*items):
     """Plots one under the other, each the full width, so a phone never scrolls sideways. (Side by side
     with wrapping needs Panel's FlexBox, which broke Bokeh's layout of figures in tabs shown after the
     page loaded, in Panel 1.9; a Row overflows a phone.)"""
-    return pn.Column(*items, sizing_mode="stretch_width")
+    return stack(*items)
 
 
 def place_legend(fig):
@@ -121,16 +131,15 @@ class BaseView(pn.viewable.Viewer):
         self._jobs = {}  # name -> the pool futures of the request on screen
         self.figures = []
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
-        self.headline = pn.pane.Markdown(
+        self.headline = text(
             "",
-            sizing_mode="stretch_width",
             margin=(0, 10),
             stylesheets=["h5 { font-size: 1.05rem; margin: 2px 0 6px 0; }"],
         )
         self.download = pn.widgets.FileDownload(
             callback=self._csv_file, filename=self.filename, label="Download CSV", variant="outline", width=160
         )
-        self.title_pane = pn.pane.Markdown(f"### {self.title}", sizing_mode="stretch_width", margin=(0, 10))
+        self.title_pane = text(f"### {self.title}", margin=(0, 10))
         scroll = ":host { overflow-x: auto; max-width: 100%; }"  # a long formula scrolls on a phone
         self.formula_pane = (
             pn.pane.LaTeX(self.formula, sizing_mode="stretch_width", stylesheets=[katex_stylesheet(), scroll])
@@ -138,14 +147,14 @@ class BaseView(pn.viewable.Viewer):
             else None
         )
         self.about = pn.Card(
-            pn.pane.Markdown(self.explanation, sizing_mode="stretch_width"),
+            text(self.explanation),
             self.formula_pane,
-            pn.pane.Markdown(f"**What to notice:** {self.notice}", sizing_mode="stretch_width"),
+            text(f"**What to notice:** {self.notice}"),
             title="How it works",
             collapsed=False,
             sizing_mode="stretch_width",
         )
-        self.header = pn.Column(self.title_pane, self.headline, sizing_mode="stretch_width")
+        self.header = stack(self.title_pane, self.headline)
         settings.param.watch(self._on_large_type, "large_type")
 
     # --- figures ------------------------------------------------------------------------------

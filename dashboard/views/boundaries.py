@@ -8,7 +8,7 @@ from bokeh.models import ColumnDataSource, Span
 
 from ..palette import PALETTE
 from ..scenarios import boundary_curves, crossing_study, mixture_boundary
-from .base import BaseView, finite, flex_row, fmt, new_figure
+from .base import BaseView, finite, flex_row, fmt, new_figure, stack, text
 
 SHOWN_PATHS = 25
 
@@ -120,8 +120,8 @@ class BoundaryView(BaseView):
             "t", "psi", source=self.src_bound, color=PALETTE["mixture"], line_width=3, legend_label="psi_M"
         )
         self.finish_figures(self.fig_psi, self.fig_inv, self.fig_paths)
-        self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.readout = text("")
+        self.study_readout = text("")
 
         self.follow(["epsilon", "delta", "rho", "sensitivity"], self.update_curves)
         self.follow(["committed"], self.update_study)
@@ -203,7 +203,7 @@ class BoundaryView(BaseView):
         return header, rows
 
     def build_layout(self):
-        return pn.Column(
+        return stack(
             self.header,
             self.alert,
             self.download,
@@ -212,7 +212,6 @@ class BoundaryView(BaseView):
             self.fig_paths,
             self.study_readout,
             self.about,
-            sizing_mode="stretch_width",
         )
 
 

@@ -24,7 +24,7 @@ from ..explorer import (
 )
 from ..models import ExperimentSettings
 from ..palette import PALETTE
-from .base import TABLE_SCROLL, BaseView, finite, fmt, new_figure
+from .base import TABLE_SCROLL, BaseView, finite, fmt, new_figure, stack, text
 
 MAX_UPLOAD_MB = 20
 RULE_COLORS = {"bm": PALETTE["bm"], "lnr": PALETTE["lnr"], "doubling": PALETTE["doubling"]}
@@ -77,8 +77,8 @@ class ExperimentsView(BaseView):
         self.run_button = pn.widgets.Button(label="Run", variant="solid", color="primary", width=100)
         self.cancel_button = pn.widgets.Button(label="Cancel", variant="outline", width=100, disabled=True)
         self.progress = pn.indicators.Progress(value=0, max=1, visible=False, sizing_mode="stretch_width", height=14)
-        self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.table = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
+        self.status = text("")
+        self.table = text("", stylesheets=[TABLE_SCROLL])
         self.stop_download = pn.widgets.FileDownload(
             callback=self._stopping_csv,
             filename="experiment_stopping.csv",
@@ -293,7 +293,7 @@ class ExperimentsView(BaseView):
         buttons = pn.FlexBox(
             self.run_button, self.cancel_button, self.download, self.stop_download, sizing_mode="stretch_width"
         )
-        return pn.Column(
+        return stack(
             self.header,
             self.alert,
             inputs,
@@ -304,7 +304,6 @@ class ExperimentsView(BaseView):
             self.fig_stop,
             self.table,
             self.about,
-            sizing_mode="stretch_width",
         )
 
 

@@ -14,7 +14,7 @@ from noisecore.dropout import dropout_fractions, dropout_point, dropout_table
 
 from ..palette import PALETTE
 from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison
-from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure
+from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure, stack, text
 
 NAMES = ("Laplace", "Staircase", "Arete")
 DISTANCES = np.linspace(0.0, 4.0, 17)
@@ -108,7 +108,7 @@ class NoiseView(BaseView):
             location=settings.epsilon, dimension="height", line_dash="dashed", line_color=PALETTE["gaussian"]
         )
         self.fig_error.add_layout(self.err_span)
-        self.table = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
+        self.table = text("", stylesheets=[TABLE_SCROLL])
         self.src_drop = {n: ColumnDataSource({"present": [], "epsilon": [], "error": []}) for n in ("Arete", "Laplace")}
         self.fig_drop_eps = new_figure(
             "dropouts: epsilon", x_axis_label="fraction of users present", y_axis_label="worst-case epsilon", height=330
@@ -130,9 +130,7 @@ class NoiseView(BaseView):
         self.finish_figures(
             self.fig_density, self.fig_log, self.fig_profile, self.fig_error, self.fig_drop_eps, self.fig_drop_err
         )
-        self.dropout_plots = pn.Column(
-            flex_row(self.fig_drop_eps, self.fig_drop_err), sizing_mode="stretch_width", visible=False
-        )
+        self.dropout_plots = stack(flex_row(self.fig_drop_eps, self.fig_drop_err), visible=False)
         self.users = pn.widgets.IntInput.from_param(
             settings.param.users, label="users n", width=120, description=settings.param.users.doc
         )
@@ -155,12 +153,11 @@ class NoiseView(BaseView):
             )
             button.on_click(functools.partial(self._on_cancel, name))
             self.cancel_buttons[name] = button
-        self.dropout_note = pn.pane.Markdown(
+        self.dropout_note = text(
             "Each of n users adds one share; if only some arrive, the noise shrinks and the privacy loss grows. "
             "The curves depend only on the fraction present, not on n. "
             "Below a total Gamma shape of 1/2 the density is infinite at 0 and no epsilon holds (not drawn). "
             "Press **Compute dropout curves** for the current Arete and Laplace shares of the same epsilon.",
-            sizing_mode="stretch_width",
         )
 
         self.source = pn.widgets.Select.from_param(
@@ -311,7 +308,7 @@ class NoiseView(BaseView):
         return header, rows
 
     def build_layout(self):
-        return pn.Column(
+        return stack(
             self.header,
             self.alert,
             pn.FlexBox(
@@ -337,7 +334,6 @@ class NoiseView(BaseView):
             self.dropout_note,
             self.dropout_plots,
             self.about,
-            sizing_mode="stretch_width",
         )
 
 

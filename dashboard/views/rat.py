@@ -10,7 +10,7 @@ from bokeh.models import ColumnDataSource, Span
 
 from ..palette import PALETTE
 from ..scenarios import RAT_DIM, RAT_ROWS, RAT_RULES, classification_story, rat_run, rat_study
-from .base import TABLE_SCROLL, BaseView, flex_row, fmt, new_figure
+from .base import TABLE_SCROLL, BaseView, flex_row, fmt, new_figure, stack, text
 
 ROUNDS = 20
 RUNS = 1000
@@ -143,8 +143,8 @@ class RatView(BaseView):
                 legend_label=rule,
             )
         self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
-        self.readout = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.study_readout = pn.pane.Markdown("", sizing_mode="stretch_width", stylesheets=[TABLE_SCROLL])
+        self.readout = text("")
+        self.study_readout = text("", stylesheets=[TABLE_SCROLL])
         self.follow(["epsilon", "delta", "rho", "seed"], self.update_run)
         self.follow(["committed"], self.update_study)
 
@@ -218,7 +218,7 @@ class RatView(BaseView):
         return header, rows
 
     def build_layout(self):
-        return pn.Column(
+        return stack(
             self.header,
             self.alert,
             self.download,
@@ -228,7 +228,6 @@ class RatView(BaseView):
             self.fig_err,
             self.study_readout,
             self.about,
-            sizing_mode="stretch_width",
         )
 
 

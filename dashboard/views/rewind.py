@@ -13,7 +13,7 @@ from bokeh.models import ColumnDataSource, Span
 
 from ..palette import PALETTE
 from ..scenarios import rewind_scenario
-from .base import BaseView, finite, flex_row, fmt, new_figure
+from .base import BaseView, finite, flex_row, fmt, new_figure, stack, text
 
 FRAMES = 120
 FRAME_INTERVAL_MS = 33  # about 30 frames per second
@@ -248,7 +248,7 @@ class RewindView(BaseView):
         self.finish_figures(self.fig_line, self.fig_plane, self.fig_privacy, self.fig_error)
 
         self.frame_readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
-        self.stop_readout = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.stop_readout = text("")
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
             settings.param.stop_rule,
             options={"stop on public info": "confidence", "private check (RAT)": "rat", "peek (not private)": "peek"},
@@ -257,10 +257,9 @@ class RewindView(BaseView):
         # both figures stay in the page; only the Bokeh figures' own visibility changes (swapping a
         # pane's figure, or hiding a Bokeh pane, breaks Panel 1.9's style sheets)
         self.fig_plane.visible = False
-        self.walk_pane = pn.Column(
+        self.walk_pane = stack(
             pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.fig_plane, sizing_mode="stretch_width"),
-            sizing_mode="stretch_width",
         )
         display = {
             "frames": self.src_frames,
@@ -401,8 +400,8 @@ class RewindView(BaseView):
 
     def build_layout(self):
         controls = pn.FlexBox(*self.buttons, self.download, flex_wrap="wrap", sizing_mode="stretch_width")
-        plots = flex_row(self.walk_pane, pn.Column(self.fig_privacy, self.fig_error, sizing_mode="stretch_width"))
-        return pn.Column(
+        plots = flex_row(self.walk_pane, stack(self.fig_privacy, self.fig_error))
+        return stack(
             self.header,
             self.alert,
             self.stop_rule,
@@ -412,7 +411,6 @@ class RewindView(BaseView):
             self.stop_readout,
             plots,
             self.about,
-            sizing_mode="stretch_width",
         )
 
 
