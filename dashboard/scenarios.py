@@ -6,7 +6,7 @@ from which child streams are spawned, and returns a frozen dataclass of numpy ar
 mathematics lives in ``noisecore``; this module only arranges it into the scenes the views show.
 
 Privacy statements follow paper A's hypotheses:
-- a stop that reads only the releases or public information costs psi(T_N) (Corollary 3.4);
+- a stop that reads only the releases or public information costs psi(T_N) (Corollary 3.7);
 - a stop that reads the private data goes through ReducedAboveThreshold and costs
   2 psi(T_N) (Corollary 5.2); peeking at the private error directly has no guarantee at all.
 """
@@ -60,7 +60,8 @@ __all__ = [
     "tabulated_calibration",
 ]
 
-# Paper B, Figure 4: the authors' local-search sets (alpha, theta, lam) for sensitivity 1.
+# The authors' local-search sets (alpha, theta, lam) for sensitivity 1: paper B, Figure 4 shows eps = 6
+# and 8; the eps = 7 set comes from the authors' public code (shared/guides/reference-values.md).
 LOCAL_SEARCH_SETS = {
     6: (0.07559007048913552, 0.6295929433519876, 0.05453349704921005),
     7: (0.03438865645893487, 0.7753538691868341, 0.03916449536622209),
@@ -266,7 +267,7 @@ class CrossingStudy:
 
 def crossing_study(boundary: PrivacyBoundary, *, t, paths=2000, shown=25, rng=None) -> CrossingStudy:
     """Simulate realized privacy losses D^2/(2t) + (D/t) W_t against one fixed neighbour on the
-    increasing grid ``t`` (paper A, Theorem 3.2)."""
+    increasing grid ``t`` (paper A, Theorem 3.4)."""
     if not isinstance(boundary, PrivacyBoundary):
         raise TypeError("boundary must be a PrivacyBoundary")
     t = np.asarray(t, dtype=float)

@@ -103,7 +103,8 @@ GLOSSARY = {
     "privacy loss": "log of the ratio of an output's probability under your data and under a neighbour's. "
     "Its realized value depends on the noise drawn.",
     "psi (privacy boundary)": "A curve psi(t) that stays above the privacy loss of the Brownian mechanism at "
-    "every noise variance t at once, with probability 1 - delta (paper A, Theorem 3.3).",
+    "every noise variance t at once, with probability 1 - delta (paper A, Definition 3.5; Theorem 3.6 gives "
+    "the mixture and linear boundaries).",
     "rho": "Parameter of the mixture boundary psi_M, in units of the sensitivity squared: psi_M is tightest near "
     "noise variance t = 2 ln(1/delta) rho.",
     "ex post": "A privacy guarantee fixed after seeing the outputs: stopping at release N costs psi(T_N), paid "

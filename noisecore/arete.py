@@ -7,7 +7,6 @@ exponentially in epsilon in the low-privacy regime.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
@@ -17,7 +16,7 @@ import numpy.typing as npt
 
 from ._arete_quadrature import AreteKernel
 from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output, check_sensitivity
-from ._validation import SeedLike, positive, positive_int, real_array
+from ._validation import SeedLike, generator, positive, positive_int, real_array, sample_size
 
 __all__ = ["Arete", "AreteShare"]
 
@@ -81,8 +80,8 @@ class AreteShare:
         ValueError
             If a count in ``size`` is negative, or ``rng`` is a negative seed (from numpy).
         """
-        checked = _check_size(size)
-        gen = np.random.default_rng(rng)
+        checked = sample_size("size", size, per_item=4)
+        gen = generator(rng)
         g = self.alpha / self.n
         e = 1.0 / self.n
         return (
@@ -401,7 +400,7 @@ class Arete(NoiseDistribution):
         Paper B [PS22] (Pagh & Stausholm), Lemma 10.
         """
         share = self.shares(n)
-        checked = _check_size(size)
+        checked = sample_size("size", size, per_item=4 * share.n)
         shape = (share.n,) if checked is None else (*np.atleast_1d(checked).tolist(), share.n)
         return cast(FloatArray, share.sample(shape, rng=rng))
 
@@ -433,19 +432,6 @@ def _check_params(alpha: object, theta: object, lam: object) -> tuple[float, flo
             f"(the Arete's verified range), got theta={theta!r}, lam={lam!r}"
         )
     return alpha, theta, lam
-
-
-def _check_size(size: npt.ArrayLike | None) -> Size:
-    """None, or a non-negative int or tuple of them (numpy's ``size``), else TypeError/ValueError."""
-    if size is None:
-        return None
-    dims = (size,) if np.ndim(size) == 0 else tuple(np.asarray(size).ravel().tolist()) if np.size(size) else ()
-    for dim in dims:
-        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
-            raise TypeError(f"size must be None, an integer or a tuple of integers, got {size!r}")
-        if dim < 0:
-            raise ValueError(f"size must be >= 0, got {size!r}")
-    return cast(int, size) if np.ndim(size) == 0 else tuple(int(d) for d in dims)
 
 
 def _log_cf_exp(s: FloatArray, theta: float, lam: float, a: float, b: float) -> FloatArray:

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from scipy import special
 
 from ._arete_quadrature import _gauss_jacobi_unit, _gauss_legendre
-from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size
+from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output
 from ._validation import bounded_int, in_interval, positive, real_array, real_scalar
 from ._validation import scale as scale_param
 
@@ -264,8 +264,6 @@ class ShareSum(NoiseDistribution):
                 continue
             tail = np.linspace(self.mu, end, 60)[1:]
             edges = np.concatenate([[v], v + self.mu * np.geomspace(1e-6, 1.0, 20), v + tail])
-            if v == 0:
-                edges = np.concatenate([[0.0], self.mu * np.geomspace(1e-14, 1.0, 60), tail])
             lo, hi = edges[:-1], edges[1:]
             nodes = (lo[:, None] + (hi - lo)[:, None] * y).ravel()
             out[i] = float(np.sum(np.exp(self._log_density(nodes)).reshape(lo.size, -1) * w * (hi - lo)[:, None]))
@@ -304,7 +302,7 @@ class ShareSum(NoiseDistribution):
         dens = np.exp(self._log_density(nodes)).reshape(lo.size, -1)
         return float(2 * np.sum(nodes.reshape(lo.size, -1) * dens * w * (hi - lo)[:, None]))
 
-    def characteristic_function(self, s: npt.ArrayLike) -> FloatArray:
+    def characteristic_function(self, s: npt.ArrayLike) -> FloatOrArray:
         """E[e^{isZ}] = (1 + theta^2 s^2)^(-a) (1 + lam^2 s^2)^(-b) (real: Z is symmetric).
 
         Parameters
@@ -314,8 +312,8 @@ class ShareSum(NoiseDistribution):
 
         Returns
         -------
-        numpy.ndarray
-            Of the shape of ``s`` (0-d for a scalar).
+        float or numpy.ndarray
+            A float for a scalar ``s``, else an array of its shape.
 
         Raises
         ------
@@ -324,7 +322,7 @@ class ShareSum(NoiseDistribution):
         """
         arr = real_array("s", s, allow_inf=True)
         with np.errstate(over="ignore"):  # large |s|: the value underflows to 0
-            return (1 + (self.theta * arr) ** 2) ** (-self.a) * (1 + (self.lam * arr) ** 2) ** (-self.b)
+            return _output((1 + (self.theta * arr) ** 2) ** (-self.a) * (1 + (self.lam * arr) ** 2) ** (-self.b), arr)
 
     def _isf_upper(self, q: FloatArray) -> FloatArray:
         """x >= 0 with sf(x) = q: one full sf at a start point, then Newton steps (on sf against

@@ -57,7 +57,7 @@ class LaplaceProcess:
 
     References
     ----------
-    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 4 and Theorem D.2 (Z_t ~ Laplace(t)).
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 4 and Theorem D.1 (Z_t ~ Laplace(t)).
     """
 
     def __init__(self, eta: float, *, dim: int = 1, rng: SeedLike = None) -> None:

@@ -1,4 +1,4 @@
-"""Skellam noise reduction (paper A, appendix sec:Skellam).
+"""Skellam noise reduction (paper A, Appendix E).
 
 X_t = P1(t) - P2(t) for independent Poisson processes of rate ``rate``, so X_t ~
 Skellam(rate t, rate t). Releases go backwards in time: given P(t) = k, P(t') for t' < t

@@ -429,7 +429,8 @@ def noise_table(c, source) -> str:
     )
     if source == "lemma3" and not c.laplace_limit and not Arete.lemma3_applies(c.epsilon, sensitivity=c.sensitivity):
         text += (
-            f" Lemma 3 is proved only for epsilon >= 20 + 4 ln(sensitivity): here its worst-case epsilon is "
+            f" Lemma 3 is proved only for sensitivity >= 2/e and epsilon >= 20 + 4 ln(sensitivity): here its "
+            f"worst-case epsilon is "
             f"{fmt(c.certified['Arete'], 4)}, far below the nominal {fmt(c.epsilon, 3)}."
         )
     return text

@@ -90,7 +90,7 @@ class RewindView(BaseView):
         "The Brownian mechanism releases f(x) + B(T) at decreasing noise variances T. Rewinding from T to T' "
         "draws from a Brownian bridge, so every release lies on one random walk that ends at f(x) at T = 0. "
         "If the decision to stop reads only the releases or public information, the whole sequence costs "
-        "psi(T_N) of the last release, with probability 1 - delta (paper A, Corollary 3.4)."
+        "psi(T_N) of the last release, with probability 1 - delta (paper A, Corollary 3.7)."
     )
     formula = (
         r"$$B(T') \mid B(T) \sim \mathcal{N}\!\left(\tfrac{T'}{T} B(T),\ \tfrac{T'(T-T')}{T}\right),\qquad "
