@@ -112,3 +112,35 @@ def test_gaussian_calibration_methods():
         Gaussian.calibrated(0.5, delta=1e-5, method=None)
     with pytest.raises(TypeError):
         Gaussian.calibrated(0.5, 1e-5)  # delta is keyword-only
+
+
+def _core_members():
+    names = [m.name for m in pkgutil.walk_packages(noisecore.__path__, "noisecore.")]
+    for module in [noisecore, *(importlib.import_module(name) for name in names)]:
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
+                continue
+            yield f"{module.__name__}.{name}", obj
+            if inspect.isclass(obj):
+                for attr, member in vars(obj).items():
+                    if attr.startswith("_"):
+                        continue
+                    if isinstance(member, property):
+                        yield f"{module.__name__}.{name}.{attr}", member.fget
+                    elif inspect.isfunction(member) or isinstance(member, classmethod | staticmethod):
+                        yield f"{module.__name__}.{name}.{attr}", getattr(obj, attr)
+
+
+def test_every_public_function_of_the_core_has_numpydoc_sections():
+    members = dict(_core_members())
+    assert len(members) > 150
+    problems = []
+    for qualified, obj in members.items():
+        doc = inspect.getdoc(obj) or ""
+        if not doc:
+            problems.append(f"{qualified}: no docstring")
+        elif not inspect.isclass(obj) and callable(obj):
+            params = [p for p in inspect.signature(obj).parameters if p not in ("self", "cls")]
+            if params and "Parameters\n----------" not in doc:
+                problems.append(f"{qualified}: no Parameters section")
+    assert not problems, "\n".join(problems)
