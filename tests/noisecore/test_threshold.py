@@ -1,11 +1,10 @@
+"""AboveThreshold and ReducedAboveThreshold (paper A, alg:rat, thm:rat, prop:rat_utility)."""
+
 import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
-from noisecore.laplace_reduction import LaplaceNoiseReduction, LaplaceProcess, koufogiannis_chain
-from noisecore.skellam import SkellamNoiseReduction
 from noisecore.threshold import (
     AboveThreshold,
     ReducedAboveThreshold,
@@ -13,79 +12,8 @@ from noisecore.threshold import (
     simulate_above_threshold_stopping,
     simulate_rat_stopping,
 )
-
-GRID = np.array([0.5, 1.0, 2.5, 4.0])
-
-
-def _process_on_grid(runs, seed):
-    rng = np.random.default_rng(seed)
-    out = np.empty((runs, GRID.size))
-    for i in range(runs):
-        out[i] = LaplaceProcess(0.2, rng=rng).values(GRID[::-1])[::-1, 0]
-    return out
-
-
-def test_laplace_process_marginals():
-    values = _process_on_grid(4000, 1)
-    for j, t in enumerate(GRID):
-        assert stats.kstest(values[:, j], "laplace", args=(0, t)).pvalue > 1e-3
-
-
-def test_process_and_chain_have_the_same_joint_law():
-    proc = _process_on_grid(6000, 2)
-    chain = koufogiannis_chain(np.r_[0.2, GRID], dim=1, size=6000, rng=3)[:, 1:, 0]
-    for j in range(1, GRID.size):
-        # probability of no jump between consecutive grid times: (t_{j-1}/t_j)^2
-        p = (GRID[j - 1] / GRID[j]) ** 2
-        se = math.sqrt(p * (1 - p) / 6000)
-        assert np.mean(proc[:, j] == proc[:, j - 1]) == pytest.approx(p, abs=4.5 * se)
-        assert np.mean(chain[:, j] == chain[:, j - 1]) == pytest.approx(p, abs=4.5 * se)
-    # increments and pairs compared as two samples
-    for a, b in [(0, 3), (1, 2)]:
-        assert stats.ks_2samp(proc[:, b] - proc[:, a], chain[:, b] - chain[:, a]).pvalue > 1e-3
-        assert stats.ks_2samp(proc[:, a] * proc[:, b], chain[:, a] * chain[:, b]).pvalue > 1e-3
-
-
-def test_lnr_release_and_ex_post():
-    lnr = LaplaceNoiseReduction([1.0, 2.0], sensitivity=2.0, epsilon_max=10.0, rng=4)
-    lnr.release(0.1)
-    lnr.release(0.5)
-    assert lnr.ex_post_epsilon == pytest.approx(0.5)
-    assert [r.time for r in lnr.history] == pytest.approx([20.0, 4.0])
-    with pytest.raises(ValueError, match="epsilon must increase"):
-        lnr.release(0.5)
-    with pytest.raises(ValueError, match="epsilon_max"):
-        lnr.release(11.0)
-
-
-def test_lnr_marginal_is_laplace_mechanism():
-    samples = []
-    for seed in range(3000):
-        lnr = LaplaceNoiseReduction(5.0, sensitivity=1.0, epsilon_max=20.0, rng=seed)
-        lnr.release(0.25)
-        samples.append(lnr.release(2.0)[0] - 5.0)
-    assert stats.kstest(samples, "laplace", args=(0, 0.5)).pvalue > 1e-3
-
-
-def test_skellam_marginals_and_thinning():
-    rate = 0.7
-    first, second = [], []
-    for seed in range(4000):
-        mech = SkellamNoiseReduction([0.0], rate=rate, rng=seed)
-        first.append(mech.release(10.0)[0])
-        second.append(mech.release(3.0)[0])
-    for values, t in ((first, 10.0), (second, 3.0)):
-        values = np.asarray(values, dtype=int)
-        support = np.arange(-25, 26)
-        expected = stats.skellam.pmf(support, rate * t, rate * t) * len(values)
-        observed = np.array([(values == k).sum() for k in support])
-        keep = expected > 5
-        chi2 = np.sum((observed[keep] - expected[keep]) ** 2 / expected[keep])
-        assert stats.chi2.sf(chi2, keep.sum() - 1) > 1e-3
-    # thinning keeps the path: Var(X_3) = 2 rate 3 and Cov(X_10, X_3) = 2 rate 3
-    assert np.cov(first, second)[0, 1] == pytest.approx(2 * rate * 3.0, rel=0.12)
-    with pytest.raises(ValueError, match="time must be <"):
-        mech.release(3.0)
+from tests.noisecore.checks import assert_follows, assert_same_stopping_law
+from tests.noisecore.oracles import rat_by_the_paper
 
 
 def test_above_threshold_fixed_cost():
@@ -160,15 +88,6 @@ def test_rat_simulation_matches_the_sequential_class():
     _assert_same_stopping_law(sim, seq)
 
 
-def test_rat_utility_margin():
-    eta = rat_utility_margin([1.0, 2.0], sensitivity=1.0, gamma=0.1, weights=[0.5, 0.5])
-    np.testing.assert_allclose(eta, [4 * (math.log(20) + math.log(2)), 2 * (math.log(20) + math.log(2))])
-    with pytest.raises(ValueError, match="gamma"):
-        rat_utility_margin([1.0], sensitivity=1.0, gamma=1.5)
-    with pytest.raises(ValueError, match="weights"):
-        rat_utility_margin([1.0, 2.0], sensitivity=1.0, gamma=0.1, weights=[0.9, 0.9])
-
-
 def test_above_threshold_simulation_matches_the_sequential_class():
     u = np.array([-3.0, -1.0, 0.0, 0.5])
     sim = simulate_above_threshold_stopping(u, threshold=0.0, sensitivity=1.0, epsilon=1.0, runs=20000, rng=2)
@@ -190,3 +109,58 @@ def test_stopping_simulations_take_one_row_per_run():
         simulate_above_threshold_stopping(u, threshold=0.0, sensitivity=1.0, epsilon=1.0, runs=7)
     with pytest.raises(ValueError, match="same number of rounds"):
         simulate_rat_stopping(u, epsilons=[0.5, 1.0], threshold=0.0, sensitivity=1.0, epsilon_max=2.0)
+
+
+def test_the_paper_rat_loop_has_laplace_threshold_noise():
+    """The test's own Laplace process (eq. lap_proc) has the marginals Z_t ~ Lap(t) the paper states."""
+    rng = np.random.default_rng(5)
+    eps = [0.5, 1.0, 4.0]
+    zetas = np.array(
+        [rat_by_the_paper([-1e9] * 3, eps, tau=0.0, sensitivity=1.0, epsilon_max=8.0, rng=rng)[1] for _ in range(3000)]
+    )
+    for k, e in enumerate(eps):
+        assert_follows(zetas[:, k], "laplace", args=(0, 2 / e), what=f"Z at 2D/{e}")
+
+
+def test_rat_stopping_law_matches_the_algorithm_written_from_the_paper():
+    """simulate_rat_stopping (vectorised, Koufogiannis chain) against a per-run loop of alg:rat."""
+    eps = [0.5, 0.7, 1.0, 2.0]
+    u = [-3.0, -1.0, 0.0, 0.5]
+    code = simulate_rat_stopping(u, epsilons=eps, threshold=0.0, sensitivity=1.0, epsilon_max=4.0, runs=20000, rng=1)
+    rng = np.random.default_rng(2)
+    paper = [rat_by_the_paper(u, eps, tau=0.0, sensitivity=1.0, epsilon_max=4.0, rng=rng)[0] for _ in range(4000)]
+    assert_same_stopping_law(code, paper, len(eps))
+
+
+@pytest.mark.parametrize("gamma", [0.05, 0.3])
+def test_rat_utility_margin_holds_with_probability_one_minus_gamma(gamma):
+    """prop:rat_utility by Monte Carlo: with probability >= 1 - gamma, u_N >= tau - eta_N.
+
+    Every round but the last has utility just below tau - eta_n (a halt there violates the
+    guarantee); the last is far above tau, so runs that survive halt there. The fraction of runs
+    keeping the guarantee must be >= 1 - gamma up to 3 standard errors; with a margin ten times
+    smaller the same fraction falls below 1 - gamma (the check has power).
+    """
+    eps = np.array([0.5, 1.0, 1.5, 2.0, 3.0])
+    runs = 100_000
+    tau = 2.0
+    eta = rat_utility_margin(eps, sensitivity=1.0, gamma=gamma)  # weights 6 / (pi^2 n^2)
+    se = math.sqrt(gamma * (1 - gamma) / runs)
+    fractions = []
+    for shrink in (1.0, 0.1):
+        u = tau - 1.05 * shrink * eta
+        u[-1] = tau + 1e3
+        stops = simulate_rat_stopping(
+            u, epsilons=eps, threshold=tau, sensitivity=1.0, epsilon_max=eps[-1], runs=runs, rng=17
+        )
+        kept = np.where(stops > 0, u[np.maximum(stops, 1) - 1] >= tau - shrink * eta[np.maximum(stops, 1) - 1], True)
+        fractions.append(kept.mean())
+    assert fractions[0] >= 1 - gamma - 3 * se, f"observed {fractions[0]:.5f} < 1 - gamma = {1 - gamma}"
+    assert fractions[1] < 1 - gamma - 3 * se, f"margin / 10 still kept by {fractions[1]:.5f}"
+
+
+def test_rat_utility_margin_refuses_bad_input():
+    with pytest.raises(ValueError, match="gamma"):
+        rat_utility_margin([1.0], sensitivity=1.0, gamma=1.5)
+    with pytest.raises(ValueError, match="weights"):
+        rat_utility_margin([1.0, 2.0], sensitivity=1.0, gamma=0.1, weights=[0.9, 0.9])
