@@ -75,11 +75,12 @@ _TABLE_WIDTH = 0.5
 _TABLE_DEGREE = 14
 _TABLE_S0 = math.log(2.0) - 20 * _TABLE_WIDTH  # z from 9e-5
 _TABLE_PANELS = 56  # to z = 1.1e8
+_TABLE_Z_LO = math.exp(_TABLE_S0)
 _TABLES: dict[float, FloatArray] = {}
 
 
 def _kve_table(nu: float) -> FloatArray:
-    """Chebyshev coefficients (panel, degree) of log(sqrt(z) kve(nu, z)) in s = log z, cached per nu."""
+    """Chebyshev coefficients (degree, panel) of log(sqrt(z) kve(nu, z)) in s = log z, cached per nu."""
     coef = _TABLES.get(nu)
     if coef is None:
         m = _TABLE_DEGREE
@@ -88,38 +89,47 @@ def _kve_table(nu: float) -> FloatArray:
         z = np.exp(s)
         coef = fft.dct(np.log(special.kve(nu, z) * np.sqrt(z)), type=2, axis=1) / m
         coef[:, 0] /= 2
+        coef = np.ascontiguousarray(coef.T)
         if len(_TABLES) >= 16:
             _TABLES.pop(next(iter(_TABLES)))
         _TABLES[nu] = coef
     return coef
 
 
-def _kve_interpolated(coef: FloatArray, z: FloatArray) -> FloatArray:
-    """e^z K_nu(z) from the table of ``_kve_table`` for z inside its range."""
-    u = (np.log(z) - _TABLE_S0) / _TABLE_WIDTH
-    idx = np.minimum(u.astype(np.int64), _TABLE_PANELS - 1)
-    x = 2 * (u - idx) - 1
-    c = coef[idx].T
-    x2 = 2 * x
-    b1 = c[-1].copy()
-    b2 = np.zeros_like(x)
-    for j in range(c.shape[0] - 2, 0, -1):
-        b1, b2 = x2 * b1 - b2 + c[j], b1
-    return np.exp(x * b1 - b2 + c[0]) / np.sqrt(z)
+def _chebyshev_log(coef: FloatArray, s: FloatArray) -> FloatArray:
+    """log(sqrt(z) e^z K_nu(z)) at s = log z (1-D, inside the table's range) by Clenshaw's recurrence."""
+    u = (s - _TABLE_S0) / _TABLE_WIDTH
+    idx = np.minimum(u.astype(np.intp), _TABLE_PANELS - 1)
+    x2 = 4 * (u - idx) - 2
+    b1 = coef[-1].take(idx)
+    b2 = np.zeros_like(u)
+    for j in range(coef.shape[0] - 2, 0, -1):
+        b1, b2 = x2 * b1 - b2 + coef[j].take(idx), b1
+    return 0.5 * x2 * b1 - b2 + coef[0].take(idx)
+
+
+def _use_table(nu: float, size: int) -> bool:
+    """Whether a batch of ``size`` points takes e^z K_nu(z) from the table."""
+    return size >= _TABLE_MIN or (nu in _TABLES and size >= 64)
+
+
+def _in_table(z: FloatArray) -> npt.NDArray[np.bool_]:
+    """Points inside the table's range of z."""
+    return (z >= _TABLE_Z_LO) & (z <= 1e8)
 
 
 def _kve(nu: float, z: FloatArray) -> FloatArray:
     """e^z K_nu(z); scipy returns NaN for z beyond ~1e10, where three terms of the
     asymptotic series sqrt(pi / 2z) (1 + (4nu^2 - 1)/(8z) + ...) are exact to double."""
-    if z.size >= _TABLE_MIN or (nu in _TABLES and z.size >= 64):
-        coef = _kve_table(nu)
-        inside = (z >= math.exp(_TABLE_S0)) & (z <= 1e8)
-        out = np.empty(z.shape)
-        out[inside] = _kve_interpolated(coef, z[inside])
+    if _use_table(nu, z.size):
+        flat = z.ravel()
+        inside = _in_table(flat)
+        out = np.empty(flat.shape)
+        out[inside] = np.exp(_chebyshev_log(_kve_table(nu), np.log(flat[inside]))) / np.sqrt(flat[inside])
         rest = ~inside
         if rest.any():
-            out[rest] = _kve_direct(nu, z[rest])
-        return out
+            out[rest] = _kve_direct(nu, flat[rest])
+        return out.reshape(z.shape)
     return _kve_direct(nu, z)
 
 
@@ -216,7 +226,22 @@ class AreteKernel:
         numpy.ndarray
             The Gamma - Gamma density at ``x`` times e^{x/mu}.
         """
-        return _kve(self.alpha - 0.5, x / self.theta) * np.exp(self._log_prefactor(x))
+        nu = self.alpha - 0.5
+        z = x / self.theta
+        if not _use_table(nu, z.size):
+            return _kve_direct(nu, z) * np.exp(self._log_prefactor(x))
+        # from the table in logs: one log and one exp per point
+        flat_x, flat_z = x.ravel(), z.ravel()
+        inside = _in_table(flat_z)
+        out = np.empty(flat_z.shape)
+        s = np.log(flat_z[inside])
+        rate = 1 / self.theta - 1 / self.mu
+        log_kve = _chebyshev_log(_kve_table(nu), s) - 0.5 * s
+        out[inside] = np.exp(log_kve + nu * s - self._log_constant() - flat_x[inside] * rate)
+        rest = ~inside
+        if rest.any():
+            out[rest] = _kve_direct(nu, flat_z[rest]) * np.exp(self._log_prefactor(flat_x[rest]))
+        return out.reshape(x.shape)
 
     def log_scaled_density(self, x: FloatArray) -> FloatArray:
         """log(f_X(x) e^{x/mu}) for x > 0, without underflow.
@@ -236,8 +261,12 @@ class AreteKernel:
         """log of f_X(x) e^{x/mu} / (e^z K_nu(z)), z = x/theta."""
         nu = self.alpha - 0.5
         z = x / self.theta
-        const = math.log(self.theta) + 0.5 * math.log(math.pi) + special.gammaln(self.alpha) + nu * math.log(2.0)
-        return nu * np.log(z) - const - x * (1 / self.theta - 1 / self.mu)
+        return nu * np.log(z) - self._log_constant() - x * (1 / self.theta - 1 / self.mu)
+
+    def _log_constant(self) -> float:
+        """log(theta sqrt(pi) Gamma(alpha) 2^nu), nu = alpha - 1/2."""
+        nu = self.alpha - 0.5
+        return float(math.log(self.theta) + 0.5 * math.log(math.pi) + special.gammaln(self.alpha) + nu * math.log(2.0))
 
     # --- mesh -----------------------------------------------------------------
     def _mesh(self, points: FloatArray) -> tuple[FloatArray, float]:

@@ -490,9 +490,9 @@ def _argsup_for(
         [0.0],  # the density peaks, often in a cusp, at 0
     ]
     # near the cusp the ratio is r(0) + g t - c t^(1 + 2 alpha): its maximum may sit at a tiny
-    # t > 0 (1e-7 for paper B's eps = 6 set), which a geometric grid brackets within a factor 1.5
+    # t > 0 (1e-7 for paper B's eps = 6 set), which a geometric grid brackets within a factor 1.8
     small = min(scale_a, scale_b, d / 2)
-    grids.append(np.geomspace(1e-13 * small, 0.1 * small, 80))
+    grids.append(np.geomspace(1e-13 * small, 0.1 * small, 48))
     if scale_a < 0.2 * mu:
         grids.append(np.linspace(max(-d / 2, -80 * scale_a), 80 * scale_a, 161))
     if scale_b < 0.2 * mu:
