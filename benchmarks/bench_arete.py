@@ -5,7 +5,9 @@ lost mass lumped at 0, convolutions of the discretisations, certificate = larges
 ratio of cells one sensitivity apart) written as efficiently as numpy allows: cell masses
 from ``scipy.special.gammainc`` and closed-form Laplace cell masses, and both convolutions
 done by one real FFT of the smallest alias-free length. Every ratio printed is against it,
-measured in the same run. Both methods' accuracy is measured against an mpmath
+measured in the same run: the two alternate call by call and the ratio is the median of the
+per-pair ratios of CPU (process) time, which the machine's other load disturbs far less than
+wall-clock time (printed in brackets). Both methods' accuracy is measured against an mpmath
 convolution oracle (``tests/noisecore/oracles.py``) at fixed points.
 
 Run: python benchmarks/bench_arete.py [--quick]   (--quick skips the mpmath oracle)
@@ -14,6 +16,7 @@ Run: python benchmarks/bench_arete.py [--quick]   (--quick skips the mpmath orac
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -63,12 +66,30 @@ def grid_certificate(density, step=1e-3, sensitivity=1.0):
 
 
 def timed(func, repeats):
+    """Median CPU time of ``func`` (process time: on a shared machine it counts our own work only)."""
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = time.process_time()
         func()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return float(np.median(times))
+
+
+def paired(func, baseline, repeats):
+    """(median CPU s of func, median CPU s of baseline, median of the per-pair ratios, median wall ratio):
+    the two alternate, so a change in the machine's load hits both alike."""
+    cpu, base, wall = [], [], []
+    for _ in range(repeats):
+        w0, c0 = time.perf_counter(), time.process_time()
+        baseline()
+        w1, c1 = time.perf_counter(), time.process_time()
+        func()
+        w2, c2 = time.perf_counter(), time.process_time()
+        base.append(c1 - c0)
+        cpu.append(c2 - c1)
+        wall.append((w2 - w1) / (w1 - w0))
+    ratio = np.array(cpu) / np.array(base)
+    return float(np.median(cpu)), float(np.median(base)), float(np.median(ratio)), float(np.median(wall))
 
 
 def main(argv=None):
@@ -87,34 +108,42 @@ def main(argv=None):
     def err(values):
         return "n/a" if ref is None else f"{np.max(np.abs(values / ref - 1)):.1e}"
 
-    print("Density, eps=6 paper set: time (median) and max rel. error vs mpmath at x =", SAMPLE.tolist())
+    print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print("Density, eps=6 paper set: CPU time (median) and max rel. error vs mpmath at x =", SAMPLE.tolist())
     grid_times = {}
     for step in (1e-2, 5e-3, 2e-3, 1e-3, 5e-4):
         grid_times[step] = timed(lambda s=step: fair_grid_density(*eps6, step=s), 15)
         xs, dens = fair_grid_density(*eps6, step=step)
         at = dens[np.rint((SAMPLE + 8.0) / step).astype(int)]
         print(f"  fair grid step {step:g} ({len(xs):6d} cells): {grid_times[step] * 1e3:8.2f} ms   error {err(at)}")
-    base = grid_times[1e-3]
     dist = Arete(*eps6)
+
+    def grid():
+        return fair_grid_density(*eps6, step=1e-3)
+
+    print("  (ratios: median over alternating pairs with the grid at step 0.001, CPU time; wall-clock in brackets)")
     for n in (1001, 4001, 16001, 64001):
         x = np.linspace(-8, 8, n)
-        t_pdf = timed(lambda x=x: dist.pdf(x), 15 if n < 20000 else 5)
+        t_pdf, _, ratio, wall = paired(lambda x=x: dist.pdf(x), grid, 21 if n < 20000 else 7)
         print(
             f"  exact {n:6d} points:              {t_pdf * 1e3:8.2f} ms   error {err(dist.pdf(SAMPLE))}"
-            f"   ratio to grid step 0.001 {t_pdf / base:5.2f}x"
+            f"   ratio to grid step 0.001 {ratio:5.2f}x ({wall:.2f}x)"
         )
-    t_fresh = timed(lambda: Arete(*eps6).pdf(np.linspace(-8, 8, 4001)), 15)
-    print(f"  exact 4001 points, new object each call: {t_fresh * 1e3:8.2f} ms   ratio {t_fresh / base:5.2f}x")
+    t_fresh, _, ratio, wall = paired(lambda: Arete(*eps6).pdf(np.linspace(-8, 8, 4001)), grid, 21)
+    print(f"  exact 4001 points, new object each call: {t_fresh * 1e3:8.2f} ms   ratio {ratio:5.2f}x ({wall:.2f}x)")
     t_one = timed(lambda: Arete(*eps6).pdf(0.7), 50)
     print(f"  exact single point, new object each call: {t_one * 1e3:8.3f} ms")
 
     print("Certificate privacy_loss(1) (new object each call), against the fair grid (step 0.001):")
-    print("  set           grid ms   exact ms   ratio   grid eps     exact eps          exact - mpmath at arg-sup")
+    print("  set           grid ms   exact ms   ratio (wall)     grid eps     exact eps     exact - mpmath at arg-sup")
     sets = [(f"paper {k}", v) for k, v in PAPER_SETS.items()]
     sets += [(f"lemma3 {e:g}", (math.exp(-e / 4), 4 / e, math.exp(-e / 4))) for e in LEMMA3_EPS]
     for name, params in sets:
-        t_grid = timed(lambda p=params: grid_certificate(fair_grid_density(*p)[1]), 9)
-        t_exact = timed(lambda p=params: Arete(*p).privacy_loss(1.0), 9)
+        t_exact, t_grid, ratio, wall = paired(
+            lambda p=params: Arete(*p).privacy_loss(1.0),
+            lambda p=params: grid_certificate(fair_grid_density(*p)[1]),
+            15,
+        )
         grid_eps = grid_certificate(fair_grid_density(*params)[1])
         exact_eps = float(Arete(*params).privacy_loss(1.0))
         check = "n/a"
@@ -126,7 +155,7 @@ def main(argv=None):
                 at = math.log(oracles.arete_pdf_direct(t_star, *params) / oracles.arete_pdf_direct(t_star + 1, *params))
                 check = f"{loss - at:+.1e} (t* = {t_star:.3g})"
         print(
-            f"  {name:11s} {t_grid * 1e3:8.2f}  {t_exact * 1e3:8.2f}  {t_exact / t_grid:6.2f}x"
+            f"  {name:11s} {t_grid * 1e3:8.2f}  {t_exact * 1e3:8.2f}  {ratio:6.2f}x ({wall:5.2f}x)"
             f"   {grid_eps:9.6f}   {exact_eps:.12f}   {check}"
         )
 
