@@ -376,10 +376,12 @@ class Staircase(NoiseDistribution):
         if criterion == "abs":
             return float(special.expit(-epsilon / 2))
         if criterion == "var":
-            b = math.exp(-epsilon)
-            one_minus_b = -math.expm1(-epsilon)
-            root = (b - 2 * b**2 + 2 * b**4 - b**5) ** (1 / 3)
-            return -b / one_minus_b + root / (2 ** (1 / 3) * one_minus_b**2)
+            # [GV16]: gamma = -b/(1-b) + (b - 2b^2 + 2b^4 - b^5)^(1/3) / (2^(1/3) (1-b)^2), b = e^-eps.
+            # The cubic is b (1-b)^3 (1+b), so gamma = ((b (1+b) / 2)^(1/3) - b) / (1-b)
+            # = expm1(E) / expm1(eps) with E = eps/2 + log(cosh(eps/2)) / 3, free of cancellation
+            # (cosh(x) = 1 + 2 sinh(x/2)^2)
+            e = epsilon / 2 + math.log1p(2 * math.sinh(epsilon / 4) ** 2) / 3
+            return math.expm1(e) / math.expm1(epsilon)
         raise ValueError(f'criterion must be "abs" or "var", got {criterion!r}')
 
     def _steps(self, x: FloatArray) -> FloatArray:
