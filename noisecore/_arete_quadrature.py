@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -73,8 +74,8 @@ def _gauss_jacobi_unit(n: int, q: float) -> tuple[FloatArray, FloatArray]:
 _TABLE_MIN = 4096
 _TABLE_WIDTH = 0.5
 _TABLE_DEGREE = 14
-_TABLE_S0 = math.log(2.0) - 20 * _TABLE_WIDTH  # z from 9e-5
-_TABLE_PANELS = 56  # to z = 1.1e8
+_TABLE_S0 = math.log(2.0) - 76 * _TABLE_WIDTH  # z from 6.4e-17
+_TABLE_PANELS = 112  # to z = 1.1e8
 _TABLE_Z_LO = math.exp(_TABLE_S0)
 _TABLES: dict[float, FloatArray] = {}
 
@@ -147,23 +148,33 @@ def _kve_direct(nu: float, z: FloatArray) -> FloatArray:
 
 
 def _linear_recurrence(decay: FloatArray, inc: FloatArray) -> FloatArray:
-    """y_k = exp(-decay_k) y_{k-1} + inc_k with y_{-1} = 0, by a parallel prefix scan.
+    """y_k = exp(-decay_k) y_{k-1} + inc_k with y_{-1} = 0 along the last axis, by a parallel prefix scan.
 
     After the step with shift s, (a_k, b_k) maps y_{k-2s} to y_k. Every term is a product or
     sum of non-negative numbers, so no digits are lost to cancellation (decays summed as
     exponents would lose them: 1e15 e-folds for lam ~ 1e-16), and a carry that underflows is
-    exactly negligible. log2(n) vectorised steps, no Python loop over pieces.
+    exactly negligible. log2(n) vectorised steps, no Python loop over pieces; rows of a 2-D
+    input are independent recurrences done together.
     """
     with np.errstate(under="ignore"):
         a = np.exp(-decay)
         b = np.array(inc, dtype=float)
         shift = 1
-        n = len(b)
+        n = b.shape[-1]
         while shift < n:
-            b[shift:] = b[shift:] + a[shift:] * b[:-shift]
-            a[shift:] = a[shift:] * a[:-shift]
+            b[..., shift:] += a[..., shift:] * b[..., :-shift]
+            a[..., shift:] = a[..., shift:] * a[..., :-shift]
             shift *= 2
     return b
+
+
+class Mesh(NamedTuple):
+    """Piece edges of an accumulation and the scaled A, B, C at them (see the module docstring)."""
+
+    edges: FloatArray
+    at_a: FloatArray
+    at_b: FloatArray
+    at_c: FloatArray
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,8 +383,8 @@ class AreteKernel:
             int_b[idx] = np.sum(hw * np.exp(-offset * kb), axis=1)
             int_c[idx] = np.sum(hw * np.exp(-offset * kc), axis=1)
         big_a = _linear_recurrence(length * ka, int_a)
-        big_b = _linear_recurrence((length * kb)[::-1], int_b[::-1])[::-1]
-        big_c = _linear_recurrence((length * kc)[::-1], int_c[::-1])[::-1]
+        backward = _linear_recurrence(np.outer([kb, kc], length[::-1]), np.vstack([int_b[::-1], int_c[::-1]]))
+        big_b, big_c = backward[0, ::-1], backward[1, ::-1]
         # values at edges: A at right ends (edge k+1), B, C at left ends (edge k)
         at_a = np.concatenate([[0.0], big_a])
         at_b = np.concatenate([big_b, [0.0]])
@@ -446,6 +457,83 @@ class AreteKernel:
             sf_scaled = (near + at_a[idx]) / 2 + at_c[idx] - at_b[idx] / 2
             sf[~far] = np.exp(np.log(sf_scaled) - v / self.mu)
         return logpdf, sf, b0
+
+    def logpdf_with_mesh(self, t: FloatArray) -> tuple[FloatArray, Mesh | None]:
+        """log f(t) as ``evaluate`` gives it, and the accumulated mesh for ``logpdf_near``
+        (None when some point took the tail forms).
+
+        Parameters
+        ----------
+        t : numpy.ndarray
+            Finite points >= 0.
+
+        Returns
+        -------
+        logpdf : numpy.ndarray
+        mesh : Mesh or None
+        """
+        inner = _INNER * min(self.theta, self.lam)
+        u = np.where(t < inner, 0.0, t)
+        if np.any(u >= self.asymptotic_from):
+            return self.evaluate(t)[0], None
+        edges, at_a, at_b, at_c = self._accumulate(np.unique(np.concatenate([u, [0.0]])))
+        idx = np.searchsorted(edges, u)
+        near = np.exp(-u * self.kappa_a) * at_b[0]
+        logpdf = np.log((near + at_a[idx] + at_b[idx]) / (2 * self.lam)) - u / self.mu
+        return logpdf, Mesh(edges, at_a, at_b, at_c)
+
+    def logpdf_near(self, t: FloatArray, mesh: Mesh) -> FloatArray | None:
+        """log f(t) from a mesh of ``logpdf_with_mesh`` whose pieces resolve the kernels around t:
+        A from the piece's left edge and B, C from its right edge, each carried across the part
+        of the piece to t by ten-node Gauss-Legendre (a part of a piece is no harder than the
+        piece). None when a point lies outside the mesh or the scales are too far apart for
+        the offsets to keep their digits (then call ``evaluate``).
+
+        Parameters
+        ----------
+        t : numpy.ndarray
+            Finite points >= 0, 1-D.
+        mesh : Mesh
+            From ``logpdf_with_mesh`` on this kernel, through points next to each of ``t``.
+
+        Returns
+        -------
+        numpy.ndarray or None
+        """
+        edges = mesh.edges
+        inner = _INNER * min(self.theta, self.lam)
+        u = np.where(t < inner, 0.0, t)
+        if min(self.theta, self.lam) < 1e-6 * self.mu or not np.all(u < edges[-1]):
+            return None
+        k = np.searchsorted(edges, u, side="right") - 1
+        left, right = edges[k], edges[k + 1]
+        # only pieces the mesh resolved for a point at either end: kernels decay by at most
+        # e^2 across them and they are graded (length <= left end) away from 0
+        rate = self.kappa_b + (1 / self.theta_eff if math.isfinite(self.theta_eff) else 0.0)
+        length = right - left
+        if np.any((length * rate > 2) | ((length > left) & (left > 0))):
+            return None
+        on_edge = u == left
+        part = ~on_edge
+        y, w = _gauss_legendre(10)
+        ka, kb, kc = self.kappa_a, self.kappa_b, 1 / self.mu
+        big_a, big_b, big_c = mesh.at_a[k].copy(), mesh.at_b[k].copy(), mesh.at_c[k].copy()
+        if part.any():
+            kp, up = k[part], u[part]
+            len1 = up - left[part]
+            len2 = right[part] - up
+            off1 = len1[:, None] * y
+            off2 = len2[:, None] * y
+            h = self.scaled_density(np.concatenate([left[part, None] + off1, up[:, None] + off2]))
+            n = len(up)
+            hw1 = h[:n] * (len1[:, None] * w)
+            hw2 = h[n:] * (len2[:, None] * w)
+            carried = np.sum(hw1 * np.exp(-(len1[:, None] - off1) * ka), axis=1)
+            big_a[part] = mesh.at_a[kp] * np.exp(-len1 * ka) + carried
+            big_b[part] = mesh.at_b[kp + 1] * np.exp(-len2 * kb) + np.sum(hw2 * np.exp(-off2 * kb), axis=1)
+            big_c[part] = mesh.at_c[kp + 1] * np.exp(-len2 * kc) + np.sum(hw2 * np.exp(-off2 * kc), axis=1)
+        near = np.exp(-u * ka) * mesh.at_b[0]
+        return np.asarray(np.log((near + big_a + big_b) / (2 * self.lam)) - u / self.mu)
 
     def _tail(self, t: FloatArray, want_sf: bool) -> tuple[FloatArray, FloatArray | None]:
         """log f and sf for t >= ``asymptotic_from``.

@@ -14,7 +14,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
-from ._arete_quadrature import AreteKernel
+from ._arete_quadrature import AreteKernel, Mesh
 from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output, check_sensitivity
 from ._validation import SeedLike, generator, positive, positive_int, real_array, sample_size
 
@@ -459,7 +459,22 @@ def _sup_log_ratio(kernel: AreteKernel, d: float) -> float:
 
 def _argsup_log_ratio(kernel: AreteKernel, d: float) -> tuple[float, float]:
     """(supremum, a t attaining it or inf for the tail limit) of log f(t) - log f(t + d)."""
-    return _argsup_for(lambda x: kernel.evaluate(x)[0], d, kernel.lam, kernel.theta, kernel.mu)
+    mesh: list[Mesh | None] = []
+
+    def logpdf(x: FloatArray) -> FloatArray:
+        """The first call (the search grid) keeps its mesh; the refinement rounds, whose points
+        lie between grid points, are carried from its nearest edges where its pieces allow."""
+        if not mesh:
+            values, kept = kernel.logpdf_with_mesh(x)
+            mesh.append(kept)
+            return values
+        if mesh[0] is not None:
+            values_near = kernel.logpdf_near(x, mesh[0])
+            if values_near is not None:
+                return values_near
+        return kernel.evaluate(x)[0]
+
+    return _argsup_for(logpdf, d, kernel.lam, kernel.theta, kernel.mu)
 
 
 def _argsup_for(
