@@ -341,8 +341,15 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
     return template
 
 
-if pn.state.served:
+if pn.state.served and __name__ != "dashboard.app":
+    # `panel serve dashboard/app.py` runs this file as a script in a throwaway module whose globals Bokeh
+    # clears when a session ends, before the session's end callbacks run: the app comes from the imported
+    # module, so those callbacks still find what they use.
+    from dashboard import app as _imported
+
     pn.extension("katex", notifications=False)
-    create_app(
-        pool=pn.state.as_cached("noiselab-compute-pool", lambda: _warmed(ComputePool.from_environment()))
+    _imported.create_app(
+        pool=pn.state.as_cached(
+            "noiselab-compute-pool", lambda: _imported._warmed(_imported.ComputePool.from_environment())
+        )
     ).servable()
