@@ -17,9 +17,10 @@ LARGE_TYPE_JS = "document.body.classList.toggle('noiselab-large', toggle.value);
 class LogSlider(pn.viewable.Viewer):
     """A slider over log10 of a positive parameter showing readable values; the model follows
     while dragging and ``committed`` fires on release. Positions are clamped to the parameter's
-    bounds, so both ends of the track are reachable (10**log10(0.05) is 0.04999...)."""
+    bounds, so both ends of the track are reachable (10**log10(0.05) is 0.04999...). The label shows
+    three significant digits, as the headlines do, so the two never disagree."""
 
-    def __init__(self, settings: Settings, name: str, label: str, digits: int = 2, **params):
+    def __init__(self, settings: Settings, name: str, label: str, digits: int = 3, **params):
         super().__init__(**params)
         self._settings, self._name = settings, name
         self._low, self._high = settings.param[name].bounds
