@@ -37,7 +37,9 @@ FloatArray = npt.NDArray[np.float64]
 _INNER = 1e-14  # innermost piece [0, _INNER * min(theta, lam)]
 _ZONE = 64.0  # e-folds of a kernel kept at full resolution near each point
 _TAIL = 60.0  # e-folds of the slowest tail integrated past the last point
-_TIERS = ((0.3, 10), (0.08, 6), (0.0, 4))  # (difficulty above, Gauss-Legendre nodes)
+_TIERS = ((0.3, 10), (0.08, 6), (1e-3, 4), (1e-7, 2), (0.0, 1))  # (difficulty above, Gauss-Legendre nodes)
+# (the last two take the tiny pieces between points a few ulps apart, such as x and -x of a
+# symmetric grid: 2 nodes err by ~2e-4 d^4 and 1 node by d^2 / 24 of a piece of difficulty d)
 # kernel-zone segments in e-folds of the kernel: (start, end, piece length); ten nodes on 8
 # e-folds err by ~5e-7, damped by e^-16 there
 # (past 32 e-folds a piece's whole contribution is below e^-32 = 1.3e-14 of the point's value)
