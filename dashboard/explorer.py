@@ -225,10 +225,19 @@ def experiment_headline(result, *, delta: float) -> str:
         cheaper = "less than" if rat < at else "more than" if rat > at else "the same as"
     else:
         cheaper = "against"
+    lowest = float(stop.epsilons[0])
+    at_start = [name for name, value in (("BM", bm), ("LNR", lnr)) if value <= lowest * (1 + 1e-9)]
+    start_note = (
+        f" {' and '.join(at_start)} already {'meet' if len(at_start) > 1 else 'meets'} the target at the grid's "
+        f"lowest level {_num(lowest)}, so this comparison depends on where the grid starts: start it lower."
+        if at_start
+        else ""
+    )
     return (
         f"##### Checked on public hold-out data, BM reaches the target loss {_num(stop.target, 4)} at a median "
-        f"ex-post epsilon {_num(bm)} (holds with probability 1 - {delta:g}), LNR at {_num(lnr)}: {verdict}. "
-        f"Checked privately, BM with RAT pays a median {_num(rat)}, {cheaper} AboveThreshold's {_num(at)}."
+        f"ex-post epsilon {_num(bm)} (holds with probability 1 - {_num(delta, 2)}), LNR at {_num(lnr)}: "
+        f"{verdict}.{start_note} Checked privately, BM with RAT pays a median {_num(rat)}, {cheaper} "
+        f"AboveThreshold's {_num(at)}."
     )
 
 

@@ -253,6 +253,7 @@ class ExperimentsView(BaseView):
                 )
                 self.src_curve[mech].data = {"x": x, "y": y, "lo": lo, "hi": hi}
             self.src_optimum.data = {"x": [trade.epsilons[0], trade.epsilons[-1]], "y": [trade.optimal_loss] * 2}
+            self.fig_trade.yaxis.axis_label = "regularized loss" if prepared.task.lam > 0 else "loss"
             self.target_span.location = target
             self.target_span.visible = True
             self.src_box.data = box_data(result.stopping)
