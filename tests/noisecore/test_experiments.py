@@ -14,6 +14,9 @@ from noisecore.experiments import (
     planned_chunk,
     run_experiment,
 )
+from noisecore.tasks import Task
+from tests.noisecore.checks import assert_same_stopping_law
+from tests.noisecore.oracles import rat_by_the_paper
 
 
 @pytest.fixture(scope="module")
@@ -71,18 +74,82 @@ def test_bands_cover_the_mean_loss_of_an_independent_run(task):
     assert inside.mean() >= 0.75  # 8 levels, each covered with probability about 0.95 (sampling error too)
 
 
-def test_stopping_costs_follow_the_rules_on_the_grid(task):
-    eps = default_epsilons(10)
-    stop = run_experiment(task, epsilons=eps, target=0.5, trials=50, rng=3).stopping
+class ScheduleTask(Task):
+    """A task whose loss at the k-th of K levels is ``schedules[K][k]`` whatever the noise (hold-out
+    and clipped training losses apart), so every stopping round is known in advance."""
+
+    name = "schedule"
+    noise_dim = d = 1
+    l1_sensitivity = l2_sensitivity = 1.0
+    optimum = np.zeros(1)
+    optimal_loss = 0.0
+    loss_bound = 100.0
+
+    def __init__(self, train, holdout, *, n):
+        super().__init__(1.0)
+        self.schedules = {False: train, True: holdout}
+        self.n = n
+
+    def release(self, noise):
+        return self._noise(noise)
+
+    def _loss(self, params, *, holdout, clip):
+        schedule = np.asarray(self.schedules[holdout][params.shape[-2]], dtype=float)
+        loss = np.broadcast_to(schedule, params.shape[:-1])
+        return loss if clip is None else np.minimum(loss, clip)
+
+
+# Four levels; the doubling baseline's levels are 0.2 * 2^j for j = 0..ceil(log2(3.2 / 0.2)) = 4.
+LEVELS = np.array([0.2, 0.5, 1.25, 3.2])
+DOUBLING = 0.2 * 2.0 ** np.arange(5)  # 0.2, 0.4, 0.8, 1.6, 3.2
+TRAIN = {4: [5.0, 0.9, 0.8, 0.3], 5: [9.0] * 5}  # clipped training loss: AboveThreshold and RAT
+HOLDOUT = {4: [5.0, 2.0, 0.8, 0.3], 5: [5.0, 2.5, 1.25, 0.625, 0.3125]}  # hold-out loss: hold-out rules
+
+
+def test_stopping_costs_on_a_case_computed_by_hand():
+    """Paper A's cost of each rule on a case whose stopping rounds are known (target loss 1):
+    hold-out: eps at the first level whose hold-out loss meets the target (level 3, 1.25);
+    AboveThreshold: eps_N + eps_AT with N the first level whose training loss meets it (level 2: 0.5 + 0.5);
+    RAT: 2 eps_N (cor:aug_bm; level 2: 1.0); doubling: the sum of the levels paid up to the first
+    meeting it (0.2 + 0.4 + 0.8 + 1.6 = 3.0). The utility sensitivity loss_bound / n = 1e-7 makes
+    the threshold noise (scale <= 4e-7 / 0.2) far smaller than the gaps of 0.1 around the target."""
+    task = ScheduleTask(TRAIN, HOLDOUT, n=10**9)
+    stop = run_experiment(task, epsilons=LEVELS, target=1.0, trials=30, rng=0, at_epsilon=0.5).stopping
+    expected = {"holdout": (2, 1.25), "AboveThreshold": (1, 1.0), "RAT": (1, 1.0)}
+    for mech in ("bm", "lnr"):
+        for rule, (index, cost) in expected.items():
+            np.testing.assert_array_equal(stop.stop_index[(mech, rule)], index)
+            np.testing.assert_allclose(stop.ex_post[(mech, rule)], cost, rtol=1e-15)
+    np.testing.assert_array_equal(stop.stop_index[("doubling", "holdout")], 3)
+    np.testing.assert_allclose(stop.ex_post[("doubling", "holdout")], 3.0, rtol=1e-15)
+    # a target the training loss never meets: AboveThreshold and RAT never stop (NaN), hold-out does
+    never = ScheduleTask({4: [5.0] * 4, 5: [9.0] * 5}, HOLDOUT, n=10**9)
+    stop = run_experiment(never, epsilons=LEVELS, target=1.0, trials=5, rng=0).stopping
+    for mech in ("bm", "lnr"):
+        assert np.isnan(stop.ex_post[(mech, "RAT")]).all() and np.isnan(stop.ex_post[(mech, "AboveThreshold")]).all()
+        np.testing.assert_array_equal(stop.stop_index[(mech, "RAT")], -1)
+        np.testing.assert_allclose(stop.ex_post[(mech, "holdout")], 1.25)
+
+
+def test_rat_stopping_rounds_follow_the_algorithm_written_from_the_paper():
+    """With a utility sensitivity of 0.25 the RAT stop is random: its law over trials (stop_index + 1)
+    is that of a per-run loop of alg:rat (oracles.rat_by_the_paper) on utilities -loss, threshold
+    -target, sensitivity loss_bound / n, eps_max the top level, and each stopped trial pays 2 eps_N."""
+    task = ScheduleTask({4: [3.0, 1.6, 1.2, 0.6], 5: [9.0] * 5}, HOLDOUT, n=400)
+    stop = run_experiment(task, epsilons=LEVELS, target=1.0, trials=2000, rng=4).stopping
+    rng = np.random.default_rng(5)
+    sens = task.utility_sensitivity
+    paper = [
+        rat_by_the_paper([-3.0, -1.6, -1.2, -0.6], LEVELS, tau=-1.0, sensitivity=sens, epsilon_max=3.2, rng=rng)[0]
+        for _ in range(3000)
+    ]
     for mech in ("bm", "lnr"):
         idx = stop.stop_index[(mech, "RAT")]
-        paid = stop.ex_post[(mech, "RAT")]
-        assert np.array_equal(np.isnan(paid), idx < 0)
-        np.testing.assert_allclose(paid[idx >= 0], 2 * eps[idx[idx >= 0]])
-    doubling = stop.ex_post[("doubling", "holdout")]
-    levels = eps[0] * 2.0 ** np.arange(10)
-    reached = doubling[np.isfinite(doubling)]
-    assert np.isin(np.round(reached, 12), np.round(np.cumsum(levels), 12)).all()
+        table = assert_same_stopping_law(idx + 1, paper, LEVELS.size)
+        assert (table[0] > 50).sum() >= 3  # several rounds are likely: the law is not degenerate
+        done = idx >= 0
+        np.testing.assert_allclose(stop.ex_post[(mech, "RAT")][done], 2 * LEVELS[idx[done]], rtol=1e-15)
+        assert np.isnan(stop.ex_post[(mech, "RAT")][~done]).all()
 
 
 @pytest.mark.parametrize(
