@@ -230,24 +230,9 @@ def test_far_tail_values_cost_o1_memory():
     assert np.isfinite(dist.privacy_loss(1e5)) and np.isfinite(dist.privacy_loss(1e300))
 
 
-def _local_convolution(t, alpha, theta, lam, reach=40, dps=30):
-    """mpmath: int f_X(t + s) e^{-|s|/lam} / (2 lam) ds over |s| <= reach lam, far from 0 (the
-    rest is below e^-reach (1 - lam/theta) of it), with f_X the Bessel-K Gamma - Gamma density."""
-    with mp.workdps(dps):
-        a, th, la, t = (mp.mpf(v) for v in (alpha, theta, lam, t))
-        nu = a - mp.mpf(1) / 2
-        const = 1 / (th * mp.sqrt(mp.pi) * mp.gamma(a) * 2**nu)
-
-        def integrand(s):
-            z = (t + s) / th
-            return const * z**nu * mp.besselk(nu, z) * mp.exp(-abs(s) / la) / (2 * la)
-
-        return mp.quad(integrand, [k * la for k in range(-reach, reach + 1)])
-
-
 @pytest.mark.parametrize("t", [1e3, 1e6, 1e9])
 def test_far_tail_logpdf_against_mpmath(t):
-    ref = _local_convolution(t, *EPS6)
+    ref = oracles.arete_far_tail_pdf(t, *EPS6)
     assert Arete(*EPS6).logpdf(t) == pytest.approx(float(mp.log(ref)), rel=1e-13)
 
 

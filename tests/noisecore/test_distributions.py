@@ -1,12 +1,39 @@
 import itertools
 import math
 
-import mpmath as mp
 import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
 from noisecore import Gaussian, Laplace, Staircase
+from tests.noisecore import checks, oracles
+
+Q = np.array([1e-9, 1e-4, 0.01, 0.3, 0.5, 0.8, 0.999, 1 - 1e-7])
+
+
+def _staircase_points(dist, steps=4):
+    """Mid-points of the Staircase's steps (its density jumps at k D and (k + gamma) D)."""
+    k = np.arange(steps)
+    pos = np.concatenate([(k + dist.gamma / 2), (k + (1 + dist.gamma) / 2)]) * dist.sensitivity
+    return np.concatenate([-pos, pos])
+
+
+CASES = [
+    (Laplace(0.8), [-3.0, -0.4, 0.3, 1.7, 12.0, 25.0]),
+    (Laplace.calibrated(6.0, sensitivity=2.0), [-1.0, 0.05, 0.7, 5.0]),
+    (Gaussian(2.0), [-5.0, -0.4, 0.0, 0.3, 1.7, 9.0]),
+    (Gaussian.calibrated(1.0, delta=1e-6), [-10.0, -1.0, 0.2, 4.0, 20.0]),
+    (Staircase(2.0, sensitivity=1.5), None),
+    (Staircase(0.5, gamma=0.7), None),
+    (Staircase(8.0), None),
+]
+
+
+@pytest.mark.parametrize(("dist", "x"), CASES, ids=lambda v: repr(v) if not isinstance(v, list) else "")
+def test_shared_distribution_checks(dist, x):
+    x = _staircase_points(dist) if x is None else np.asarray(x)
+    checks.assert_consistent(dist, x[x != 0], Q, step=1e-5 * dist.std(), ppf_rtol=1e-9)
+    checks.assert_samples_follow_cdf(dist, 5000, seed=20261130)
 
 
 def _integrate_piecewise(func, edges):
@@ -30,29 +57,17 @@ def test_laplace_closed_forms():
 
 def test_laplace_samples(rng):
     dist = Laplace(0.8)
-    x = dist.sample(5000, rng=rng)
-    assert stats.kstest(x, dist.cdf).pvalue > 1e-3
+    x = checks.assert_samples_follow_cdf(dist, 5000, seed=rng)
     assert np.var(x) == pytest.approx(dist.var(), rel=0.08)
 
 
 # --- Gaussian ------------------------------------------------------------------
-def _delta_from_loss_distribution(eps, sigma, sens):
-    """delta(eps) = E[(1 - e^(eps - L))_+], L ~ N(eta, 2 eta), eta = sens^2 / (2 sigma^2)."""
-    eta = mp.mpf(sens) ** 2 / (2 * mp.mpf(sigma) ** 2)
-    sd = mp.sqrt(2 * eta)
-
-    def integrand(x):
-        return (1 - mp.exp(eps - x)) * mp.npdf(x, eta, sd)
-
-    return mp.quad(integrand, [eps, eta + 40 * sd if eta + 40 * sd > eps else eps + 40 * sd, mp.inf])
-
-
 @pytest.mark.parametrize(
     ("eps", "delta", "sens"), [(0.5, 1e-5, 1.0), (1.0, 1e-6, 2.0), (8.0, 1e-3, 1.0), (20.0, 1e-9, 1.0)]
 )
 def test_analytic_gaussian_calibration(eps, delta, sens):
     dist = Gaussian.calibrated(eps, delta=delta, sensitivity=sens)
-    achieved = float(_delta_from_loss_distribution(eps, dist.sigma, sens))
+    achieved = float(oracles.gaussian_delta(eps, dist.sigma, sens))
     assert achieved == pytest.approx(delta, rel=1e-8)
     assert dist.delta(eps, sensitivity=sens) == pytest.approx(delta, rel=1e-9)
     # a slightly smaller sigma violates the target
@@ -72,8 +87,7 @@ def test_gaussian_basics(rng):
     assert np.isinf(dist.privacy_loss(0.1))
     assert dist.privacy_loss(0.0) == 0.0
     assert dist.mean_abs() == pytest.approx(2 * math.sqrt(2 / math.pi))
-    x = dist.sample(4000, rng=rng)
-    assert stats.kstest(x, dist.cdf).pvalue > 1e-3
+    checks.assert_samples_follow_cdf(dist, 4000, seed=rng)
     np.testing.assert_allclose(dist.logpdf([0.0, 3.0]), stats.norm(scale=2).logpdf([0.0, 3.0]), rtol=1e-14)
 
 
@@ -126,10 +140,8 @@ def test_staircase_variance_optimal_gamma():
 
 def test_staircase_ppf_and_samples(rng):
     dist = Staircase(2.0, sensitivity=1.5)
-    q = np.array([1e-9, 0.01, 0.2, 0.5, 0.7, 0.99])
-    np.testing.assert_allclose(dist.cdf(dist.ppf(q)), q, rtol=1e-10)
-    x = dist.sample(6000, rng=rng)
-    assert stats.kstest(x, dist.cdf).pvalue > 1e-3
+    checks.assert_cdf_ppf_round_trip(dist, [1e-9, 0.01, 0.2, 0.5, 0.7, 0.99], rtol=1e-10)
+    x = checks.assert_samples_follow_cdf(dist, 6000, seed=rng)
     assert np.mean(np.abs(x)) == pytest.approx(dist.mean_abs(), rel=0.05)
 
 

@@ -6,30 +6,45 @@ import pytest
 from noisecore import Arete, Laplace
 from noisecore.dropout import ShareSum, arete_dropout, dropout_curves, laplace_dropout
 from tests.conftest import LOCAL_SEARCH_SETS
-from tests.noisecore import oracles
-from tests.noisecore.test_arete import _brute_force_loss
+from tests.noisecore import checks, oracles
 
 EPS6 = LOCAL_SEARCH_SETS[6][0]
 
 
-def fourier_pdf(t, a, theta, b, lam, dps=40):
-    """Independent oracle: Fourier inversion of (1 + theta^2 s^2)^(-a) (1 + lam^2 s^2)^(-b)."""
-    import mpmath as mp
-
-    with mp.workdps(dps):
-        a, theta, b, lam, t = (mp.mpf(v) for v in (a, theta, b, lam, t))
-
-        def phi(s):
-            return (1 + theta**2 * s**2) ** (-a) * (1 + lam**2 * s**2) ** (-b)
-
-        if t == 0:
-            return float(mp.quad(phi, [0, 1 / theta, 1 / lam, mp.inf]) / mp.pi)
-        return float(mp.quadosc(lambda s: phi(s) * mp.cos(s * t), [0, mp.inf], omega=t) / mp.pi)
+def fourier_pdf(t, a, theta, b, lam):
+    return float(oracles.share_sum_pdf(t, a, theta, b, lam, dps=40))
 
 
-@pytest.mark.parametrize(
-    "params", [(0.0756 * 0.8, 0.63, 0.8, 0.0545), (0.3, 1.0, 0.5, 0.2), (0.05, 0.5, 0.9, 1.5), (0.0, 1.0, 0.7, 0.3)]
-)
+# A few (a, theta, b, lam): paper B's eps = 6 set with 80% of the shares, a mixed one, one where the
+# Laplace part dominates, and a single Gamma difference (a = 0, Bessel-K closed form).
+SHARE_SUMS = [(0.0756 * 0.8, 0.63, 0.8, 0.0545), (0.3, 1.0, 0.5, 0.2), (0.05, 0.5, 0.9, 1.5), (0.0, 1.0, 0.7, 0.3)]
+
+
+def _share_sum_checks(params, x, q, ks_points):
+    dist = ShareSum(*params)
+    checks.assert_consistent(dist, x, q, step=1e-5 * dist.mu, derivative_rtol=1e-6, ppf_rtol=1e-8, log_rtol=1e-12)
+    samples = dist.sample(4000, rng=20261130)
+    if ks_points is None:
+        checks.assert_follows(samples, dist.cdf, what=f"samples of ShareSum{params}")
+    else:  # the cdf costs ~0.2-1 s a point: the KS statistic at a few sample quantiles (conservative)
+        checks.assert_follows_at(samples, dist, np.quantile(samples, ks_points), what=f"samples of ShareSum{params}")
+
+
+def test_shared_distribution_checks_fast():
+    """One genuine share sum at a few points, and the single Gamma difference (cheap cdf) fully."""
+    _share_sum_checks(SHARE_SUMS[1], [-0.5, 1.2], [0.01, 0.7], ks_points=[0.1, 0.3, 0.5, 0.7, 0.9])
+    _share_sum_checks(SHARE_SUMS[3], [-4.0, -0.5, 0.05, 1.0, 8.0], [1e-6, 0.01, 0.3, 0.5, 0.8, 0.999], None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("params", SHARE_SUMS[:3], ids=str)
+def test_shared_distribution_checks(params):
+    mu = max(params[1], params[3])
+    x = np.array([-6.0, -0.8, 0.02, 0.3, 2.5]) * mu
+    _share_sum_checks(params, x, [1e-6, 0.01, 0.3, 0.8, 0.999], ks_points=np.linspace(0.05, 0.95, 19))
+
+
+@pytest.mark.parametrize("params", SHARE_SUMS)
 @pytest.mark.slow
 def test_share_sum_density_matches_fourier(params):
     dist = ShareSum(*params)
@@ -60,7 +75,7 @@ def test_laplace_shares_closed_form():
 @pytest.mark.slow
 def test_privacy_loss_against_dense_grid_and_singular_regime():
     dist = arete_dropout(Arete(*EPS6), fraction=0.8)
-    brute, _ = _brute_force_loss(dist, 1.0)
+    brute, _ = checks.grid_privacy_loss(dist, 1.0)  # the search against its own logpdf
     loss = dist.privacy_loss(1.0)
     assert loss >= brute * (1 - 1e-9)
     assert loss == pytest.approx(max(brute, 1 / dist.mu), rel=1e-7)
