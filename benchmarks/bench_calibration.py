@@ -1,7 +1,8 @@
 """Arete calibration: seconds per certified ``Arete.calibrated`` over a grid of epsilon.
 
 Prints median, p90 and worst over 30 epsilons in [0.5, 40] (off the frontier table's own grid)
-for each objective, with each result's certified loss (must be <= epsilon) and its error
+for each objective (wall-clock, and CPU time, which other load on a shared machine disturbs
+less), with each result's certified loss (must be <= epsilon) and its error
 relative to Laplace. ``--cold`` also times the search without the frontier-table warm start
 (where supported); ``--frontier`` times regenerating the whole table. The script only uses
 the public API, so it runs unchanged on older checkouts (for before/after figures).
@@ -12,6 +13,7 @@ Run: python benchmarks/bench_calibration.py [--cold] [--frontier]
 from __future__ import annotations
 
 import inspect
+import os
 import sys
 import time
 from pathlib import Path
@@ -31,13 +33,17 @@ EPSILONS = np.clip(EPSILONS, 0.5, 40)
 
 def run(label, calibrate):
     print(f"{label}:")
-    print("  objective  median s   p90 s   worst s (eps)    max(certified - eps)   value / Laplace (min..max)")
+    print(
+        "  objective  median s   p90 s   worst s (eps)    max(certified - eps)   value / Laplace (min..max)"
+        "   CPU s: median  p90  worst"
+    )
     for objective in ("abs", "var"):
-        times, excess, rel = [], [], []
+        times, cpu, excess, rel = [], [], [], []
         for eps in EPSILONS:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             dist = calibrate(float(eps), objective)
             times.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - start_cpu)
             excess.append(float(dist.privacy_loss(1.0)) - eps)
             value = dist.mean_abs() if objective == "abs" else dist.var()
             rel.append(value / (1 / eps if objective == "abs" else 2 / eps**2))
@@ -46,12 +52,14 @@ def run(label, calibrate):
         print(
             f"  {objective:>9}  {np.median(times):8.3f}  {np.percentile(times, 90):6.3f}  {times[worst]:7.3f} "
             f"({EPSILONS[worst]:g})   {max(excess):+.2e}              {min(rel):.4g}..{max(rel):.4g}"
+            f"   {np.median(cpu):6.3f} {np.percentile(cpu, 90):6.3f} {max(cpu):6.3f}"
         )
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    print(f"{len(EPSILONS)} epsilons in [{EPSILONS.min():g}, {EPSILONS.max():g}]")
+    print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"{len(EPSILONS)} epsilons in [{EPSILONS.min():g}, {EPSILONS.max():g}] (wall-clock; CPU time at the right)")
     run("Arete.calibrated", lambda eps, obj: Arete.calibrated(eps, objective=obj))
     if "--cold" in argv and "warm" in inspect.signature(cal.calibrate).parameters:
         from noisecore._arete_quadrature import AreteKernel
