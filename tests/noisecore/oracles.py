@@ -10,16 +10,8 @@ import mpmath as mp
 
 
 def arete_pdf(t, alpha, theta, lam, dps=30):
-    """Fourier inversion of phi(s) = (1 + theta^2 s^2)^(-alpha) / (1 + lam^2 s^2)."""
-    with mp.workdps(dps):
-        a, th, la, t = (mp.mpf(v) for v in (alpha, theta, lam, abs(t)))
-
-        def phi(s):
-            return (1 + th**2 * s**2) ** (-a) / (1 + la**2 * s**2)
-
-        if t == 0:
-            return mp.quad(phi, [0, 1 / th, 1 / la, mp.inf]) / mp.pi
-        return mp.quadosc(lambda s: phi(s) * mp.cos(s * t), [0, mp.inf], omega=t) / mp.pi
+    """Fourier inversion of phi(s) = (1 + theta^2 s^2)^(-alpha) / (1 + lam^2 s^2) (:func:`share_sum_pdf`, b = 1)."""
+    return share_sum_pdf(t, alpha, theta, 1, lam, dps)
 
 
 def arete_sf(t, alpha, theta, lam, dps=30):

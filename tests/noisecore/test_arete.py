@@ -2,11 +2,11 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate
 
 from noisecore import Arete, Laplace
 from tests.conftest import LOCAL_SEARCH_SETS
-from tests.noisecore import oracles
+from tests.noisecore import checks, oracles
 
 # Corners of the accuracy domain alpha in [1e-4, 1], theta, lam in [1e-3, 10], plus Lemma 3.
 PARAMS = [
@@ -66,12 +66,28 @@ def test_sf_and_cdf_match_gil_pelaez(params):
     assert dist.cdf(0.0) == pytest.approx(0.5, abs=1e-12)
 
 
-def test_pdf_is_derivative_of_cdf():
-    dist = Arete(*LOCAL_SEARCH_SETS[7][0])
-    x = np.linspace(-2, 2, 40)  # not 0: the density has a cusp-like peak there
-    h = 1e-5
-    numeric = (dist.cdf(x + h) - dist.cdf(x - h)) / (2 * h)
-    np.testing.assert_allclose(numeric, dist.pdf(x), rtol=1e-6)
+# Paper B's Figure 4 sets, its Lemma 3 construction and two sets away from them.
+CHECK_SETS = [
+    LOCAL_SEARCH_SETS[6][0],
+    LOCAL_SEARCH_SETS[8][0],
+    "lemma3-eps5",
+    (0.3, 0.1, 2.0),
+    (0.1, 0.5, 0.05),
+]
+
+
+def _check_dist(params):
+    return Arete.from_lemma3(5.0) if params == "lemma3-eps5" else Arete(*params)
+
+
+@pytest.mark.parametrize("params", CHECK_SETS, ids=str)
+def test_shared_distribution_checks(params):
+    dist = _check_dist(params)
+    scale = max(dist.theta, dist.lam)
+    x = np.array([-8.0, -1.5, -0.2, 0.01, 0.4, 3.0, 25.0]) * scale  # not 0: the density has a cusp there
+    q = [1e-6, 0.01, 0.3, 0.5, 0.8, 0.999, 1 - 1e-6]
+    checks.assert_consistent(dist, x, q, step=1e-5 * scale, ppf_rtol=1e-9, log_rtol=1e-12)
+    checks.assert_samples_follow_cdf(dist, 4000, seed=20261130)
 
 
 @pytest.mark.parametrize("alpha", [1e-10, 1e-14, 1e-30])
@@ -102,15 +118,6 @@ def test_figure3_ratios_for_eps6_set():
     np.testing.assert_allclose(ratios, [0.7563, 1.0000, 1.3717, 1.6988, 2.0077], atol=5e-5)
 
 
-def _brute_force_loss(dist, d):
-    """Dense-grid maximum of log f(t) - log f(t+d) with mpmath values near the argmax."""
-    # the density's sharp peak at 0 puts the maximum of the ratio within ~1e-6 of t = 0
-    t = np.union1d(np.linspace(-d / 2, 4 + 2 * d, 20001), np.linspace(-1e-4, 1e-4, 20001))
-    lp = dist.logpdf(np.concatenate([t, t + d]))
-    ratio = lp[: len(t)] - lp[len(t) :]
-    return float(ratio.max()), float(t[np.argmax(ratio)])
-
-
 @pytest.mark.slow
 def test_privacy_loss_not_at_zero_for_lemma3_eps5():
     dist = Arete.from_lemma3(5.0)
@@ -119,19 +126,16 @@ def test_privacy_loss_not_at_zero_for_lemma3_eps5():
     assert at_quarter > at_zero
     loss = dist.privacy_loss(1.0)
     assert loss >= at_quarter
-    # independent check of the supremum: mpmath values at the brute-force argmax
-    brute, t_star = _brute_force_loss(dist, 1.0)
-    a, th, la = dist.alpha, dist.theta, dist.lam
-    exact_at = math.log(oracles.arete_pdf(t_star, a, th, la) / oracles.arete_pdf(t_star + 1, a, th, la))
-    assert loss >= exact_at - 1e-9
-    assert loss == pytest.approx(brute, rel=1e-6)
+    # the supremum against the oracle density: test_privacy_loss_against_the_oracle_density
 
 
 @pytest.mark.parametrize("params", [LOCAL_SEARCH_SETS[6][0], (0.5, 0.3, 0.3), (0.2, 0.1, 1.0)])
-def test_privacy_loss_supremum_against_dense_grid(params):
+def test_privacy_loss_search_consistent_with_own_logpdf(params):
+    """The supremum search against a dense grid of the code's own logpdf (a consistency check of
+    the search, not of the density: see test_privacy_loss_against_the_oracle_density)."""
     dist = Arete(*params)
     for d in (0.5, 1.0, 2.0):
-        brute, _ = _brute_force_loss(dist, d)
+        brute, _ = checks.grid_privacy_loss(dist, d)
         loss = dist.privacy_loss(d)
         # the supremum is at least every grid value and may be the tail limit d / mu
         assert loss >= brute * (1 - 1e-9)
@@ -141,7 +145,7 @@ def test_privacy_loss_supremum_against_dense_grid(params):
 def test_privacy_loss_tail_limit_when_laplace_dominates():
     # lam > theta: the ratio tends to d / lam = 1 in the tails; the dense grid sees it from below
     dist = Arete(0.5, 0.01, 1.0)
-    brute, _ = _brute_force_loss(dist, 1.0)
+    brute, _ = checks.grid_privacy_loss(dist, 1.0)
     far = dist.logpdf(60.0) - dist.logpdf(61.0)
     assert far == pytest.approx(1.0, abs=1e-3)
     assert dist.privacy_loss(1.0) == pytest.approx(max(brute, 1.0), rel=1e-8)
@@ -171,8 +175,7 @@ def test_mean_abs_against_quadrature():
 
 def test_samples_follow_cdf(rng):
     dist = Arete(*LOCAL_SEARCH_SETS[6][0])
-    x = dist.sample(4000, rng=rng)
-    assert stats.kstest(x, dist.cdf).pvalue > 1e-3
+    x = checks.assert_samples_follow_cdf(dist, 4000, seed=rng)
     assert np.mean(np.abs(x)) == pytest.approx(dist.mean_abs(), rel=0.06)
     assert np.var(x) == pytest.approx(dist.var(), rel=0.15)
 
@@ -187,13 +190,32 @@ def test_shares_sum_to_arete(rng):
     shares = dist.sample_shares(10, size=3000, rng=rng)
     assert shares.shape == (3000, 10)
     total = shares.sum(axis=1)
-    assert stats.kstest(total, dist.cdf).pvalue > 1e-3
+    checks.assert_follows(total, dist.cdf, what="sums of 10 shares")
     share = dist.shares(10)
     s = np.linspace(-20, 20, 9)
     np.testing.assert_allclose(share.characteristic_function(s) ** 10, dist.characteristic_function(s), rtol=1e-12)
 
 
-def test_ppf_inverts_cdf():
-    dist = Arete(0.1, 0.5, 0.05)
-    q = np.array([1e-6, 0.01, 0.3, 0.5, 0.8, 0.999])
-    np.testing.assert_allclose(dist.cdf(dist.ppf(q)), q, rtol=1e-9)
+# (params, distance, t grid): paper B's eps = 6 set (supremum at the cusp t = 0) and the Lemma 3
+# set for eps = 5 (an interior supremum near t = 0.2, not at 0 as for the Laplace mechanism).
+ORACLE_SUP_CASES = [
+    (LOCAL_SEARCH_SETS[6][0], 1.0, [-0.5, -0.2, -0.05, 0.0, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.5, 3.0]),
+    ("lemma3-eps5", 1.0, [-0.5, -0.2, -0.05, 0.0, *np.linspace(0.05, 0.6, 12), 1.0, 2.0, 4.0]),
+    ("lemma3-eps5", 0.5, [-0.25, -0.1, 0.0, *np.linspace(0.05, 0.6, 12), 1.0, 2.0, 4.0]),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("params", "d", "grid"), ORACLE_SUP_CASES, ids=["eps6-set-d1", "lemma3-eps5-d1", "lemma3-eps5-d0.5"]
+)
+def test_privacy_loss_against_the_oracle_density(params, d, grid):
+    """privacy_loss(d) = sup_t |log f(t) - log f(t + d)| with f the mpmath Fourier-inversion
+    density (oracles.arete_privacy_loss: grid, then golden section to 1e-4 in t), not the code's
+    density; with the tail limit d / max(theta, lam). Tolerance: relative 1e-8 both ways."""
+    dist = _check_dist(params)
+    sup, argmax = oracles.arete_privacy_loss(dist.alpha, dist.theta, dist.lam, d, grid)
+    exact = max(float(sup), d / max(dist.theta, dist.lam))
+    loss = dist.privacy_loss(d)
+    assert loss >= exact * (1 - 1e-8), (loss, exact, float(argmax))
+    assert loss == pytest.approx(exact, rel=1e-8), float(argmax)
