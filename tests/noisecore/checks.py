@@ -100,7 +100,7 @@ def assert_same_stopping_law(code_stops, paper_stops, rounds):
 
 def assert_follows_at(samples, dist, points, *, alpha=KS_ALPHA, what="samples"):
     """Kolmogorov-Smirnov test with the statistic taken over ``points`` only, for distributions
-    whose cdf is too expensive for every sample (ShareSum: ~0.2-1 s a point).
+    whose cdf is too expensive for every sample in the fast tier (ShareSum: 5-40 ms a point).
 
     max_j |F_n(x_j) - F(x_j)| <= sup_x |F_n(x) - F(x)| for any points, so the KS null law gives a
     conservative p-value: a correct sampler still fails with probability <= alpha.
