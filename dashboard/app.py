@@ -128,7 +128,7 @@ class NoiseLab(pn.viewable.Viewer):
         # only the first tab's view is built now (a session opens in about half the time); the others
         # are built, and compute, when their tab is first shown
         self._activate(0)
-        self.tabs.param.watch(lambda event: self._activate(event.new), "active")
+        self.tabs.param.watch(lambda event: self._activate(event.new, deferred=True), "active")
         self.tour = TourPanel(self.settings, self.show_step)
         self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width")
 
@@ -157,11 +157,20 @@ class NoiseLab(pn.viewable.Viewer):
                 view.cancel_all()
         self.release_browser_callbacks()
 
-    def _activate(self, index):
+    def _activate(self, index, deferred=False):
+        doc = pn.state.curdoc
+        if deferred and self._views[index] is None and doc is not None and doc.session_context is not None:
+            # building a view takes a second or more on a busy server: the slot's spinner goes to the
+            # browser first, and the view is built just after
+            self._slots[index].loading = True
+            doc.add_timeout_callback(functools.partial(self._activate, index), 30)
+            return
         self._view(index)
+        self._slots[index].loading = False
+        active = self.tabs.active
         for i, view in enumerate(self._views):
             if view is not None:
-                view.set_active(i == index)
+                view.set_active(i == active)
 
     def _show_tab(self, index):
         self.tabs.active = index

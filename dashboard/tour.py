@@ -36,13 +36,14 @@ TOUR = (
     ),
     TourStep(
         "Rewinding towards less noise",
-        "Press Rewind. Each new release is drawn from a Brownian bridge, so all of them lie on one walk that ends "
-        "at f(x). The expected error shrinks with every release, though a single path may wander. The default "
+        "Press \u25b6 Rewind and watch from the first release. Each new release is drawn from a Brownian "
+        "bridge, so all of them lie on one walk that ends at f(x). The expected error shrinks with every "
+        "release, though a single path may wander. The default "
         "stop reads only the public noise level, so the whole sequence costs psi(T_N) of the last release.",
         "the headline: psi(T_N) against what naive composition of the same releases would charge.",
         0,
         {},
-        frame=119,
+        frame=0,
     ),
     TourStep(
         "Why a boundary",

@@ -134,13 +134,17 @@ class BaseView(pn.viewable.Viewer):
         self.headline = text(
             "",
             margin=(0, 10),
-            stylesheets=["h5 { font-size: 1.05rem; margin: 2px 0 6px 0; }"],
+            stylesheets=["h5 { font-size: 1.3em; margin: 2px 0 6px 0; }"],  # em: grows with Large type
         )
         self.download = pn.widgets.FileDownload(
             callback=self._csv_file, filename=self.filename, label="Download CSV", variant="outline", width=160
         )
         self.title_pane = text(f"### {self.title}", margin=(0, 10))
-        scroll = ":host { overflow-x: auto; max-width: 100%; }"  # a long formula scrolls on a phone
+        # a long formula scrolls sideways on a phone (KaTeX's display block is what overflows)
+        scroll = (
+            ":host { max-width: 100%; } .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0; }"
+            " @media (max-width: 500px) { .katex { font-size: 1em; } }"
+        )
         self.formula_pane = (
             pn.pane.LaTeX(self.formula, sizing_mode="stretch_width", stylesheets=[katex_stylesheet(), scroll])
             if self.formula

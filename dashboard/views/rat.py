@@ -175,6 +175,8 @@ class RatView(BaseView):
     def update_study(self):
         s = self.settings
         call = functools.partial(cached_study, epsilon=s.epsilon, delta=s.delta, rho=s.rho, rng=s.seed)
+        if not self.study_readout.object:  # the first time: say what the spinner is for
+            self.study_readout.object = f"*Simulating {RUNS:,} independent runs of each stopping rule...*"
         self.offload("study", call, self.show_study, busy=self.study_readout)
 
     def show_study(self, study):
