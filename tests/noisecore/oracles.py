@@ -173,7 +173,7 @@ def arete_privacy_loss(alpha, theta, lam, d, grid, dps=15, tol=1e-4):
 
 
 def rat_by_the_paper(utilities, epsilons, *, tau, sensitivity, epsilon_max, rng):
-    """One run of paper A's Algorithm alg:rat written from the paper, independently of noisecore.
+    """One run of paper A's Algorithm 1 (RAT) written from the paper, independently of noisecore.
 
     The threshold noise is the continuous-time Laplace process of eq. lap_proc,
     Z_t = sum_{n=0}^{P_t} Lap(T_n) with T_0 = eta = 2D/eps_max and T_1 < T_2 < ... the jumps of a

@@ -85,7 +85,7 @@ def test_bridge_conditional_law():
 
 @pytest.mark.slow
 def test_realized_loss_distribution():
-    """thm:bm_ploss: for a shift of norm D at time T the loss is N(D^2/(2T), D^2/T)."""
+    """Theorem 3.4: for a shift of norm D at time T the loss is N(D^2/(2T), D^2/T)."""
     D, T = 1.3, 2.0
     shift = np.array([0.5, -1.2, 0.0]) * D / np.linalg.norm([0.5, -1.2, 0.0])
     losses = []

@@ -110,7 +110,7 @@ def test_stopping_costs_on_a_case_computed_by_hand():
     """Paper A's cost of each rule on a case whose stopping rounds are known (target loss 1):
     hold-out: eps at the first level whose hold-out loss meets the target (level 3, 1.25);
     AboveThreshold: eps_N + eps_AT with N the first level whose training loss meets it (level 2: 0.5 + 0.5);
-    RAT: 2 eps_N (cor:aug_bm; level 2: 1.0); doubling: the sum of the levels paid up to the first
+    RAT: 2 eps_N (Corollary 5.2; level 2: 1.0); doubling: the sum of the levels paid up to the first
     meeting it (0.2 + 0.4 + 0.8 + 1.6 = 3.0). The utility sensitivity loss_bound / n = 1e-7 makes
     the threshold noise (scale <= 4e-7 / 0.2) far smaller than the gaps of 0.1 around the target."""
     task = ScheduleTask(TRAIN, HOLDOUT, n=10**9)
@@ -133,7 +133,7 @@ def test_stopping_costs_on_a_case_computed_by_hand():
 
 def test_rat_stopping_rounds_follow_the_algorithm_written_from_the_paper():
     """With a utility sensitivity of 0.25 the RAT stop is random: its law over trials (stop_index + 1)
-    is that of a per-run loop of alg:rat (oracles.rat_by_the_paper) on utilities -loss, threshold
+    is that of a per-run loop of Algorithm 1 (RAT) (oracles.rat_by_the_paper) on utilities -loss, threshold
     -target, sensitivity loss_bound / n, eps_max the top level, and each stopped trial pays 2 eps_N."""
     task = ScheduleTask({4: [3.0, 1.6, 1.2, 0.6], 5: [9.0] * 5}, HOLDOUT, n=400)
     stop = run_experiment(task, epsilons=LEVELS, target=1.0, trials=2000, rng=4).stopping

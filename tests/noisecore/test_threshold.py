@@ -1,4 +1,4 @@
-"""AboveThreshold and ReducedAboveThreshold (paper A, alg:rat, thm:rat, prop:rat_utility)."""
+"""AboveThreshold and ReducedAboveThreshold (paper A, Algorithm 1 (RAT), Theorem 5.1, Proposition C.1)."""
 
 import math
 
@@ -33,7 +33,7 @@ def test_rat_rounds_and_ex_post():
     assert rat.check(1e3, epsilon=1.0)
     assert [r.epsilon for r in rat.rounds] == [0.1, 0.3, 1.0]
     assert rat.ex_post_epsilon() == 1.0
-    assert rat.ex_post_epsilon(mechanism_loss=1.0) == 2.0  # cor:aug_bm: 2 psi(T_N)
+    assert rat.ex_post_epsilon(mechanism_loss=1.0) == 2.0  # Corollary 5.2: 2 psi(T_N)
     rat2 = ReducedAboveThreshold(0.0, sensitivity=1.0, epsilon_max=2.0, rng=2)
     rat2.check(-1e3, epsilon=1.0)
     with pytest.raises(ValueError, match="must not decrease"):
@@ -43,7 +43,7 @@ def test_rat_rounds_and_ex_post():
 
 
 def test_rat_stopping_probabilities_satisfy_the_privacy_bound():
-    """thm:rat with fixed candidates: P_x(N = n) <= e^(eps_n) P_x'(N = n) for neighbours."""
+    """Theorem 5.1 with fixed candidates: P_x(N = n) <= e^(eps_n) P_x'(N = n) for neighbours."""
     eps = np.linspace(0.3, 2.0, 8)
     u = np.linspace(-4.0, 1.0, 8)
     runs = 200_000
@@ -123,7 +123,7 @@ def test_the_paper_rat_loop_has_laplace_threshold_noise():
 
 
 def test_rat_stopping_law_matches_the_algorithm_written_from_the_paper():
-    """simulate_rat_stopping (vectorised, Koufogiannis chain) against a per-run loop of alg:rat."""
+    """simulate_rat_stopping (vectorised, Koufogiannis chain) against a per-run loop of Algorithm 1 (RAT)."""
     eps = [0.5, 0.7, 1.0, 2.0]
     u = [-3.0, -1.0, 0.0, 0.5]
     code = simulate_rat_stopping(u, epsilons=eps, threshold=0.0, sensitivity=1.0, epsilon_max=4.0, runs=20000, rng=1)
@@ -134,7 +134,7 @@ def test_rat_stopping_law_matches_the_algorithm_written_from_the_paper():
 
 @pytest.mark.parametrize("gamma", [0.05, 0.3])
 def test_rat_utility_margin_holds_with_probability_one_minus_gamma(gamma):
-    """prop:rat_utility by Monte Carlo: with probability >= 1 - gamma, u_N >= tau - eta_N.
+    """Proposition C.1 by Monte Carlo: with probability >= 1 - gamma, u_N >= tau - eta_N.
 
     Every round but the last has utility just below tau - eta_n (a halt there violates the
     guarantee); the last is far above tau, so runs that survive halt there. The fraction of runs
