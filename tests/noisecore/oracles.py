@@ -199,3 +199,33 @@ def rat_by_the_paper(utilities, epsilons, *, tau, sensitivity, epsilon_max, rng)
         if u + rng.laplace(0.0, 4 * D / eps) >= tau + zeta:
             return n, zetas
     return 0, zetas
+
+
+def share_sum_sf(x, a, theta, b, lam, dps=30):
+    """P(Z > x) of GG(a, theta) + GG(b, lam) by Gil-Pelaez: 1/2 - (1/pi) int_0^inf phi(s) sin(s x) / s ds
+    (loses digits itself below x ~ 0.01)."""
+    with mp.workdps(dps):
+        a, theta, b, lam, x = (mp.mpf(v) for v in (a, theta, b, lam, x))
+
+        def phi(s):
+            return (1 + theta**2 * s**2) ** (-a) * (1 + lam**2 * s**2) ** (-b)
+
+        return float(mp.mpf(1) / 2 - mp.quadosc(lambda s: phi(s) * mp.sin(s * x) / s, [0, mp.inf], omega=x) / mp.pi)
+
+
+def share_sum_mean_abs(a, theta, b, lam, dps=30):
+    """E|Z| of GG(a, theta) + GG(b, lam) = (2/pi) int_0^inf (1 - phi(s)) / s^2 ds."""
+    with mp.workdps(dps):
+        a, theta, b, lam = (mp.mpf(v) for v in (a, theta, b, lam))
+
+        def integrand(s):
+            return (1 - (1 + theta**2 * s**2) ** (-a) * (1 + lam**2 * s**2) ** (-b)) / s**2
+
+        return float(2 / mp.pi * mp.quad(integrand, [0, 1 / theta, 1 / lam, mp.inf]))
+
+
+def staircase_variance_gamma(eps):
+    """[GV16] variance-optimal gamma, the printed formula evaluated at 120 digits."""
+    with mp.workdps(120):
+        b = mp.exp(-mp.mpf(eps))
+        return float(-b / (1 - b) + mp.cbrt(b - 2 * b**2 + 2 * b**4 - b**5) / (mp.cbrt(2) * (1 - b) ** 2))

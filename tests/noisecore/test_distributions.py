@@ -154,3 +154,15 @@ def test_staircase_privacy_loss_is_step_function():
     for dist_ in (0.7, 2.0, 3.3):
         brute = np.max(np.abs(dist.logpdf(t) - dist.logpdf(t + dist_)))
         assert brute == pytest.approx(dist.privacy_loss(dist_))
+
+
+@pytest.mark.parametrize("eps", [1e-8, 1e-4, 0.01, 0.1, 1.0, 10.0, 100.0])
+def test_staircase_variance_gamma_matches_mpmath(eps):
+    assert Staircase.optimal_gamma(eps, criterion="var") == pytest.approx(
+        oracles.staircase_variance_gamma(eps), rel=1e-12
+    )
+
+
+def test_staircase_variance_gamma_limits():
+    assert Staircase.optimal_gamma(1e-100, criterion="var") == pytest.approx(0.5, rel=1e-15)
+    assert 0 < Staircase.optimal_gamma(200.0, criterion="var") < 1e-28

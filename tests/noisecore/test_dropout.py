@@ -116,3 +116,50 @@ def test_oracle_module_is_independent():
     # the real-space oracle of the foundation tests agrees with the share-sum engine too
     dist = arete_dropout(Arete(0.3, 0.5, 0.2), fraction=1.0)
     assert dist.pdf(0.7) == pytest.approx(float(oracles.arete_pdf_direct(0.7, 0.3, 0.5, 0.2)), rel=1e-9)
+
+
+# ShareSum's survival function, E|Z| and quantiles against independent references (issue 14: far tails at
+# O(1) cost); costs are checked by counting evaluations, never by timing
+SHARE_SETS = [(EPS6[0] * 0.8, EPS6[1], 0.8, EPS6[2]), (0.3, 1.0, 0.5, 0.2), (0.0, 1.0, 0.7, 0.3)]
+
+
+@pytest.mark.parametrize("params", SHARE_SETS)
+def test_share_sum_sf_matches_gil_pelaez(params):
+    dist = ShareSum(*params)
+    # below x ~ 0.01 the oscillatory mpmath oracle itself loses digits, so the body and tail are checked
+    for x in (0.05, 1.0, 3.0):
+        assert dist.sf(x) == pytest.approx(oracles.share_sum_sf(x, *params), rel=1e-9, abs=0), x
+        assert dist.cdf(-x) == pytest.approx(dist.sf(x), rel=1e-14)
+
+
+def test_share_sum_sf_is_one_quadrature():
+    """sf no longer integrates the density (each point of which is itself a quadrature over u)."""
+    points = []
+
+    class Counting(ShareSum):
+        def _log_density(self, t):
+            points.append(np.size(t))
+            return super()._log_density(t)
+
+    dist = Counting(*SHARE_SETS[0])
+    dist.sf(np.array([0.05, 1.0, 30.0]))
+    assert points == []
+
+
+@pytest.mark.parametrize("params", [*SHARE_SETS, (4.0, 1.0, 4.0, 0.5), (0.2, 1e-3, 3.0, 1.0)])
+def test_share_sum_mean_abs_matches_mpmath(params):
+    assert ShareSum(*params).mean_abs() == pytest.approx(oracles.share_sum_mean_abs(*params), rel=1e-11)
+
+
+def test_share_sum_mean_abs_closed_forms():
+    assert laplace_dropout(0.4, fraction=1.0).mean_abs() == pytest.approx(Laplace(0.4).mean_abs(), rel=1e-13)
+    full = arete_dropout(Arete(*EPS6), fraction=1.0)
+    assert full.mean_abs() == pytest.approx(Arete(*EPS6).mean_abs(), rel=1e-10)
+    # GG(s, scale) with s tiny: E|Z| = 2 s scale (1 + O(s))
+    assert ShareSum(1e-12, 1.0, 0.0, 1.0).mean_abs() == pytest.approx(2e-12, rel=1e-9)
+
+
+def test_share_sum_ppf_round_trip():
+    dist = ShareSum(*SHARE_SETS[0])
+    for q in (1e-100, 1e-10, 0.3):
+        assert dist.cdf(dist.ppf(q)) == pytest.approx(q, rel=1e-9)
