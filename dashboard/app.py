@@ -21,6 +21,7 @@ from panel.links import Callback
 from dashboard.compute import ComputePool
 from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
 from dashboard.models import ExperimentSettings, Settings
+from dashboard.palette import HEADER
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
 from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, RewindView
 from dashboard.views.base import FONT_PREFIX
@@ -314,7 +315,7 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
         sidebar=[lab.controls],
         main=[notice, lab.intro, lab.tour, lab.tabs],
         sidebar_width=320,
-        header_background="#1f3b57",
+        header_background=HEADER,
         meta_viewport=VIEWPORT,
         # Panel's busy indicator follows the process-wide busy state: every event of any session
         # re-rendered every session's indicator (two thirds of the server's time with 25 sessions),

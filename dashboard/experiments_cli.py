@@ -24,6 +24,7 @@ from bokeh.plotting import figure
 from bokeh.resources import INLINE
 
 from dashboard.compute import ComputePool, pool_mapper, process_mapper
+from dashboard.palette import PALETTE
 from noisecore.experiments import (
     DEFAULT_TARGETS,
     default_epsilons,
@@ -33,7 +34,7 @@ from noisecore.experiments import (
 )
 from noisecore.tasks import LogisticRegressionTask, RidgeRegressionTask, load_kddcup, load_twitter_buzz, split
 
-COLORS = {"bm": "#1f77b4", "lnr": "#d62728", "doubling": "#7f7f7f"}
+COLORS = {key: PALETTE[key] for key in ("bm", "lnr", "doubling")}  # the app's colours
 
 
 class ProgressBar:

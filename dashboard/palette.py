@@ -16,6 +16,7 @@ BLUE = "#0072B2"
 VERMILLION = "#D55E00"
 REDDISH_PURPLE = "#CC79A7"
 GREY = "#999999"
+HEADER = "#1f3b57"  # the page header's background (white text on it)
 
 PALETTE = {
     # noise distributions
