@@ -356,7 +356,9 @@ if pn.state.served and __name__ != "dashboard.app":
     # clears when a session ends, before the session's end callbacks run: the app comes from the imported
     # module, so those callbacks still find what they use.
     from dashboard import app as _imported
+    from dashboard.serve import quiet_closed_tabs
 
+    quiet_closed_tabs()
     pn.extension("katex", notifications=False)
     _imported.create_app(
         pool=pn.state.as_cached(

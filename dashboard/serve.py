@@ -136,11 +136,24 @@ def _stop_on_signals(loop):
 
 
 def configure_logging():
-    logging.getLogger("tornado.application").addFilter(_ClosedBeforeSessionFilter())
+    """Install the log filters once (a second call adds nothing)."""
+    _add_filter_once(logging.getLogger("tornado.application"), _ClosedBeforeSessionFilter)
     for name in ("bokeh", "tornado", "panel", "noiselab"):
         logger = logging.getLogger(name)
-        logger.addFilter(_ShortLines())
-        logger.addFilter(_ClosedTabAtDebug())
+        _add_filter_once(logger, _ShortLines)
+        _add_filter_once(logger, _ClosedTabAtDebug)
+
+
+def _add_filter_once(logger, kind):
+    if not any(isinstance(existing, kind) for existing in logger.filters):
+        logger.addFilter(kind())
+
+
+def quiet_closed_tabs():
+    """Under ``panel serve``: the same handling of tabs closed mid-update as ``serve`` installs (a write
+    to a closed websocket is expected, not an error)."""
+    configure_logging()
+    asyncio.get_event_loop().set_exception_handler(_quiet_closed_sockets)
 
 
 def serve(
