@@ -302,9 +302,11 @@ def test_bad_address_values_are_named_and_the_rest_applied(watched_page, server_
     assert page.problems == []
 
 
-def test_closing_a_tab_mid_computation_and_cancel(browser, server_url):
+def test_closing_a_tab_mid_computation_leaves_the_server_healthy(browser, server_url):
     """A tab closed while its dropout curves compute leaves the server healthy (the session fixture
-    checks the log for errors at the end); Cancel stops waiting and ends the spinner."""
+    checks the log for errors at the end), and the next session computes and shows its curves. (The
+    dropout curves now take about 0.6 s, too quick to press Cancel reliably: Cancel is exercised on the
+    experiments tab's 1,000-trial ridge run below.)"""
     first = browser.new_page()
     first.goto(server_url + "?tour=5&users=41")
     first.get_by_role("button", name="Compute dropout curves").click()
@@ -314,12 +316,7 @@ def test_closing_a_tab_mid_computation_and_cancel(browser, server_url):
     page.goto(server_url + "?tour=5&users=43")
     page.get_by_text("At epsilon = 10 the Arete", exact=False).first.wait_for(timeout=30_000)
     page.get_by_role("button", name="Compute dropout curves").click()
-    cancel = page.get_by_role("button", name="Cancel").last
-    cancel.wait_for(state="visible", timeout=10_000)
-    cancel.click()
-    cancel.wait_for(state="hidden", timeout=10_000)
-    page.wait_for_timeout(8_000)  # longer than the computation: its result must not be shown
-    assert page.get_by_text("the Arete's worst-case epsilon grows", exact=False).count() == 0
+    expect(page.get_by_text("the Arete's worst-case epsilon grows", exact=False).first).to_be_visible(timeout=60_000)
     page.close()
 
 
