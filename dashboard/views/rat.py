@@ -112,36 +112,21 @@ class RatView(BaseView):
         self.fig_err.add_layout(self.err_target)
         colors = {rule: PALETTE[rule] for rule in RAT_RULES}
         for rule in RAT_RULES:
-            self.fig_err.quad(
-                source=self.src_err[rule],
-                left="left",
-                right="right",
-                top="top",
-                bottom=0,
-                color=colors[rule],
-                alpha=0.35,
-                legend_label=rule,
-            )
-            self.fig_hist.quad(
-                source=self.src_hist[rule],
-                left="left",
-                right="right",
-                top="top",
-                bottom=0,
-                color=colors[rule],
-                alpha=0.35,
-                legend_label=rule,
-            )
-            self.fig_eps.quad(
-                source=self.src_eps[rule],
-                left="left",
-                right="right",
-                top="top",
-                bottom=0,
-                color=colors[rule],
-                alpha=0.35,
-                legend_label=rule,
-            )
+            for fig, sources in (
+                (self.fig_err, self.src_err),
+                (self.fig_hist, self.src_hist),
+                (self.fig_eps, self.src_eps),
+            ):
+                fig.quad(
+                    source=sources[rule],
+                    left="left",
+                    right="right",
+                    top="top",
+                    bottom=0,
+                    color=colors[rule],
+                    alpha=0.35,
+                    legend_label=rule,
+                )
         self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
         self.readout = text("")
         self.study_readout = text("", stylesheets=[TABLE_SCROLL])
