@@ -171,12 +171,11 @@ def _linear_recurrence(decay: FloatArray, inc: FloatArray) -> FloatArray:
 
 
 class Mesh(NamedTuple):
-    """Piece edges of an accumulation and the scaled A, B, C at them (see the module docstring)."""
+    """Piece edges of a density accumulation and the scaled A, B at them (see the module docstring)."""
 
     edges: FloatArray
     at_a: FloatArray
     at_b: FloatArray
-    at_c: FloatArray
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,8 +281,11 @@ class AreteKernel:
         return float(math.log(self.theta) + 0.5 * math.log(math.pi) + special.gammaln(self.alpha) + nu * math.log(2.0))
 
     # --- mesh -----------------------------------------------------------------
-    def _mesh(self, points: FloatArray) -> tuple[FloatArray, float]:
-        """Piece edges (starting 0, inner, ...) through every point, and inner; see module docstring."""
+    def _mesh(self, points: FloatArray, *, with_c: bool = True) -> tuple[FloatArray, float]:
+        """Piece edges (starting 0, inner, ...) through every point, and inner; see module docstring.
+
+        Without ``with_c`` the C kernel (scale mu) is not resolved: the density needs only A
+        and B, whose kernels the zones at the points resolve."""
         inner = _INNER * min(self.theta, self.lam)
         top = float(points.max()) if points.size else 0.0
         end = top + _TAIL * self.mu
@@ -314,7 +316,7 @@ class AreteKernel:
         seg_q = [q[~long], mid1, mid2, stop]
         seg_cap = [
             np.full((~long).sum(), cap_b),
-            np.full(long.sum(), base),
+            np.full(long.sum(), base if with_c else self.theta_eff),
             np.full(long.sum(), self.theta_eff),
             np.full(long.sum(), cap_slow),
         ]
@@ -338,9 +340,11 @@ class AreteKernel:
         return np.unique(edges), inner
 
     # --- accumulation -----------------------------------------------------------
-    def _accumulate(self, points: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-        """Scaled A, B, C at the edges of the mesh through ``points``, and the edges."""
-        edges, inner = self._mesh(points)
+    def _accumulate(
+        self, points: FloatArray, *, with_c: bool = True
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None]:
+        """Edges of the mesh through ``points`` and the scaled A, B and (``with_c``) C at them."""
+        edges, inner = self._mesh(points, with_c=with_c)
         a, b = edges[:-1], edges[1:]
         length = b - a
         n_pieces = len(a)
@@ -348,6 +352,7 @@ class AreteKernel:
         int_b = np.zeros(n_pieces)
         int_c = np.zeros(n_pieces)
         ka, kb, kc = self.kappa_a, self.kappa_b, 1 / self.mu
+        backward_rates = [kb, kc] if with_c else [kb]
         # innermost piece [0, inner]
         if self.alpha < 0.5:
             q = 2 * self.alpha
@@ -362,7 +367,8 @@ class AreteKernel:
             w = w * inner
         int_a[0] = np.sum(w * h * np.exp(-(inner - x) * ka))
         int_b[0] = np.sum(w * h * np.exp(-x * kb))
-        int_c[0] = np.sum(w * h * np.exp(-x * kc))
+        if with_c:
+            int_c[0] = np.sum(w * h * np.exp(-x * kc))
         # graded pieces
         rest = np.arange(1, n_pieces)
         difficulty = length[rest] / a[rest]
@@ -383,14 +389,15 @@ class AreteKernel:
             hw = self.scaled_density(x) * (length[idx, None] * w)
             int_a[idx] = np.sum(hw * np.exp(-(length[idx, None] - offset) * ka), axis=1)
             int_b[idx] = np.sum(hw * np.exp(-offset * kb), axis=1)
-            int_c[idx] = np.sum(hw * np.exp(-offset * kc), axis=1)
+            if with_c:
+                int_c[idx] = np.sum(hw * np.exp(-offset * kc), axis=1)
         big_a = _linear_recurrence(length * ka, int_a)
-        backward = _linear_recurrence(np.outer([kb, kc], length[::-1]), np.vstack([int_b[::-1], int_c[::-1]]))
-        big_b, big_c = backward[0, ::-1], backward[1, ::-1]
+        backward_inc = np.vstack([int_b[::-1], int_c[::-1]])[: len(backward_rates)]
+        backward = _linear_recurrence(np.outer(backward_rates, length[::-1]), backward_inc)
         # values at edges: A at right ends (edge k+1), B, C at left ends (edge k)
         at_a = np.concatenate([[0.0], big_a])
-        at_b = np.concatenate([big_b, [0.0]])
-        at_c = np.concatenate([big_c, [0.0]])
+        at_b = np.concatenate([backward[0, ::-1], [0.0]])
+        at_c = np.concatenate([backward[1, ::-1], [0.0]]) if with_c else None
         return edges, at_a, at_b, at_c
 
     def mean_abs(self, b0: float | None = None) -> float:
@@ -449,13 +456,14 @@ class AreteKernel:
                 sf[far] = tail_sf
         v = u[~far]
         points = np.unique(np.concatenate([v, [0.0]]))
-        edges, at_a, at_b, at_c = self._accumulate(points)
+        edges, at_a, at_b, at_c = self._accumulate(points, with_c=want_sf)
         idx = np.searchsorted(edges, v)
         b0 = at_b[0]
         near = np.exp(-v * self.kappa_a) * b0
         dens_scaled = (near + at_a[idx] + at_b[idx]) / (2 * self.lam)
         logpdf[~far] = np.log(dens_scaled) - v / self.mu
         if sf is not None:
+            assert at_c is not None
             sf_scaled = (near + at_a[idx]) / 2 + at_c[idx] - at_b[idx] / 2
             sf[~far] = np.exp(np.log(sf_scaled) - v / self.mu)
         return logpdf, sf, b0
@@ -478,15 +486,15 @@ class AreteKernel:
         u = np.where(t < inner, 0.0, t)
         if np.any(u >= self.asymptotic_from):
             return self.evaluate(t)[0], None
-        edges, at_a, at_b, at_c = self._accumulate(np.unique(np.concatenate([u, [0.0]])))
+        edges, at_a, at_b, _ = self._accumulate(np.unique(np.concatenate([u, [0.0]])), with_c=False)
         idx = np.searchsorted(edges, u)
         near = np.exp(-u * self.kappa_a) * at_b[0]
         logpdf = np.log((near + at_a[idx] + at_b[idx]) / (2 * self.lam)) - u / self.mu
-        return logpdf, Mesh(edges, at_a, at_b, at_c)
+        return logpdf, Mesh(edges, at_a, at_b)
 
     def logpdf_near(self, t: FloatArray, mesh: Mesh) -> FloatArray | None:
         """log f(t) from a mesh of ``logpdf_with_mesh`` whose pieces resolve the kernels around t:
-        A from the piece's left edge and B, C from its right edge, each carried across the part
+        A from the piece's left edge and B from its right edge, each carried across the part
         of the piece to t by ten-node Gauss-Legendre (a part of a piece is no harder than the
         piece). None when a point lies outside the mesh or the scales are too far apart for
         the offsets to keep their digits (then call ``evaluate``).
@@ -518,8 +526,8 @@ class AreteKernel:
         on_edge = u == left
         part = ~on_edge
         y, w = _gauss_legendre(10)
-        ka, kb, kc = self.kappa_a, self.kappa_b, 1 / self.mu
-        big_a, big_b, big_c = mesh.at_a[k].copy(), mesh.at_b[k].copy(), mesh.at_c[k].copy()
+        ka, kb = self.kappa_a, self.kappa_b
+        big_a, big_b = mesh.at_a[k].copy(), mesh.at_b[k].copy()
         if part.any():
             kp, up = k[part], u[part]
             len1 = up - left[part]
@@ -533,7 +541,6 @@ class AreteKernel:
             carried = np.sum(hw1 * np.exp(-(len1[:, None] - off1) * ka), axis=1)
             big_a[part] = mesh.at_a[kp] * np.exp(-len1 * ka) + carried
             big_b[part] = mesh.at_b[kp + 1] * np.exp(-len2 * kb) + np.sum(hw2 * np.exp(-off2 * kb), axis=1)
-            big_c[part] = mesh.at_c[kp + 1] * np.exp(-len2 * kc) + np.sum(hw2 * np.exp(-off2 * kc), axis=1)
         near = np.exp(-u * ka) * mesh.at_b[0]
         return np.asarray(np.log((near + big_a + big_b) / (2 * self.lam)) - u / self.mu)
 

@@ -450,6 +450,10 @@ def _log1p_square(z: FloatArray) -> FloatArray:
 
 
 _REFINE_MIN, _REFINE_MAX = 3, 6  # refinement rounds of the certificate's arg-sup search
+# points of the certificate's geometric grid on the tail [2d + 10 mu, 2d + 160 mu]: there the
+# log ratio varies on the scale of t and runs monotonically to its limit d/mu (the paper
+# sets, Lemma 3 eps 20-40), so 16 points, 1.8x apart, would bracket any interior maximum
+_TAIL_POINTS = 16
 
 
 def _sup_log_ratio(kernel: AreteKernel, d: float) -> float:
@@ -501,7 +505,7 @@ def _argsup_for(
         coarse = np.linspace(-d / 2, reach, 121)
     grids: list[npt.ArrayLike] = [
         coarse,
-        reach + mu * np.geomspace(0.01, 150, 60),
+        reach + mu * np.geomspace(0.01, 150, _TAIL_POINTS),
         [0.0],  # the density peaks, often in a cusp, at 0
     ]
     # near the cusp the ratio is r(0) + g t - c t^(1 + 2 alpha): its maximum may sit at a tiny
