@@ -450,6 +450,9 @@ class ShareSum(NoiseDistribution):
     def _scale_hint(self) -> float:
         return self.mu
 
+    def _repr_args(self) -> str:
+        return f"a={self.a!r}, theta={self.theta!r}, b={self.b!r}, lam={self.lam!r}"
+
 
 def arete_dropout(arete: Arete, *, fraction: float) -> ShareSum:
     """Total noise when a ``fraction`` in (0, 1] of the users add their Arete share.

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from scipy import integrate, optimize, stats
 
-from noisecore import Gaussian, Laplace, Staircase
+from noisecore import Arete, Gaussian, Laplace, Staircase
+from noisecore.dropout import ShareSum
 from tests.noisecore import checks, oracles
 
 Q = np.array([1e-9, 1e-4, 0.01, 0.3, 0.5, 0.8, 0.999, 1 - 1e-7])
@@ -166,3 +167,17 @@ def test_staircase_variance_gamma_matches_mpmath(eps):
 def test_staircase_variance_gamma_limits():
     assert Staircase.optimal_gamma(1e-100, criterion="var") == pytest.approx(0.5, rel=1e-15)
     assert 0 < Staircase.optimal_gamma(200.0, criterion="var") < 1e-28
+
+
+@pytest.mark.parametrize(
+    "dist",
+    [Laplace(1.5), Gaussian(2.0), Staircase(1.0, gamma=0.3), Arete(0.1, 0.5, 0.05), ShareSum(0.1, 0.5, 1.0, 0.05)],
+    ids=lambda d: type(d).__name__,
+)
+def test_repr_rebuilds_the_distribution(dist):
+    """repr shows every parameter: evaluating it gives the same law (same repr, same density)."""
+    namespace = {"Laplace": Laplace, "Gaussian": Gaussian, "Staircase": Staircase, "Arete": Arete, "ShareSum": ShareSum}
+    again = eval(repr(dist), namespace)  # our own repr, in a fixed namespace
+    assert type(again) is type(dist) and repr(again) == repr(dist)
+    x = np.array([0.1, 0.7, 2.0])
+    np.testing.assert_array_equal(again.pdf(x), dist.pdf(x))
