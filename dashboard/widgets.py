@@ -12,19 +12,32 @@ from .models import Settings
 from .tour import GLOSSARY, PRESETS, TOUR
 
 LARGE_TYPE_JS = "document.body.classList.toggle('noiselab-large', toggle.value);"
+# 10**tick as Python's f"{value:.DIGITSg}" spells it (1e-06, 0.05, 2.5e+03), the captions' format
+GENERAL_FORMAT_JS = """
+const value = Number(Math.pow(10, tick).toPrecision(DIGITS));
+const [mantissa, power] = value.toExponential(DIGITS - 1).split('e');
+const exponent = Number(power);
+if (exponent < -4 || exponent >= DIGITS) {
+  const short = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/[.]$/, '') : mantissa;
+  const size = Math.abs(exponent);
+  return short + 'e' + (exponent < 0 ? '-' : '+') + (size < 10 ? '0' : '') + size;
+}
+return value.toString();
+"""
 
 
 class LogSlider(pn.viewable.Viewer):
     """A slider over log10 of a positive parameter showing readable values; the model follows
     while dragging and ``committed`` fires on release. Positions are clamped to the parameter's
     bounds, so both ends of the track are reachable (10**log10(0.05) is 0.04999...). The label shows
-    three significant digits, as the headlines do, so the two never disagree."""
+    ``digits`` significant digits in Python's general format, as the captions print the same
+    parameter (three for epsilon, two for delta), so the two never disagree."""
 
     def __init__(self, settings: Settings, name: str, label: str, digits: int = 3, **params):
         super().__init__(**params)
         self._settings, self._name = settings, name
         self._low, self._high = settings.param[name].bounds
-        formatter = CustomJSTickFormatter(code=f"return Number(Math.pow(10, tick).toPrecision({digits})).toString()")
+        formatter = CustomJSTickFormatter(code=GENERAL_FORMAT_JS.replace("DIGITS", str(digits)))
         self.slider = pn.widgets.FloatSlider(
             label=label,
             start=math.log10(self._low),
@@ -80,7 +93,7 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
     """The global controls for the sidebar; ``show_tab(index)`` opens a preset's tab."""
     sliders = [
         LogSlider(settings, "epsilon", "epsilon"),
-        LogSlider(settings, "delta", "delta"),
+        LogSlider(settings, "delta", "delta", digits=2),
         LogSlider(settings, "rho", "rho"),
         LogSlider(settings, "target", "target error"),
         LogSlider(settings, "sensitivity", "sensitivity"),

@@ -245,6 +245,27 @@ def test_slider_ends_are_reachable(watched_page, server_url):
     assert page.problems == []
 
 
+def test_delta_slider_spells_values_as_the_captions_do(watched_page, server_url):
+    """The delta slider once read 0.000001 beside captions saying 1e-06: both use Python's general
+    format with two digits, at the default and at both ends of the track."""
+    page = watched_page
+    page.goto(server_url)
+    wait_for_app(page)
+    show_tab(page, "Privacy boundaries")
+    label = page.locator(".bk-slider-title", has_text="delta:").first
+    expect(label).to_contain_text("delta: 1e-06")
+    page.get_by_text("delta = 1e-06", exact=False).first.wait_for(timeout=20_000)
+    handle = page.locator(".noUi-handle").nth(1)  # delta, the second slider of the sidebar
+    handle.focus()
+    handle.press("Home")
+    expect(label).to_contain_text("delta: 1e-12")
+    page.get_by_text("delta = 1e-12", exact=False).first.wait_for(timeout=20_000)
+    handle.press("End")
+    expect(label).to_contain_text("delta: 0.5")
+    page.get_by_text("delta = 0.5", exact=False).first.wait_for(timeout=20_000)
+    assert page.problems == []
+
+
 def test_hidden_tab_shows_a_loading_state_then_data(watched_page, server_url):
     page = watched_page
     page.goto(server_url)
