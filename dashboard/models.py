@@ -48,7 +48,8 @@ class Settings(param.Parameterized):
     target = param.Number(
         DEFAULTS["target"],
         bounds=(0.01, 100.0),
-        doc="Target error ||release - f(x)|| of the rewind: the analyst wants to stop once a release is this close.",
+        doc="Target error ||release - f(x)|| of the rewind: the analyst wants to stop once a release is this close. "
+        "(The RAT tab's target is a model's error rate, set from public data.)",
     )
     sensitivity = param.Number(
         DEFAULTS["sensitivity"], bounds=(0.1, 10.0), doc="Sensitivity of f: how far one person's data can move f(x)."

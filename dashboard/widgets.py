@@ -95,7 +95,7 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
         LogSlider(settings, "epsilon", "epsilon"),
         LogSlider(settings, "delta", "delta", digits=2),
         LogSlider(settings, "rho", "rho"),
-        LogSlider(settings, "target", "target error"),
+        LogSlider(settings, "target", "rewind target error"),
         LogSlider(settings, "sensitivity", "sensitivity"),
     ]
     dim = pn.widgets.RadioButtonGroup.from_param(
