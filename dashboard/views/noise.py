@@ -124,6 +124,7 @@ class NoiseView(BaseView):
                     source=self.src_drop[name],
                     color=PALETTE[name],
                     line_width=2,
+                    line_dash="dashed" if name == "Laplace" else "solid",  # seen on the Arete's where they coincide
                     legend_label=f"{name} shares",
                 )
                 fig.scatter("present", column, source=self.src_drop[name], color=PALETTE[name], size=6)
@@ -299,6 +300,11 @@ class NoiseView(BaseView):
                 f"{fmt(100 * curves['fraction'][bounded][-1] if bounded.any() else float('nan'), 3)}% present; "
                 f"Laplace shares of the same epsilon reach {fmt(curves['laplace_epsilon'][bounded][-1], 4)}."
                 + ("" if bounded.all() else " Fewer users than that leave a density infinite at 0: no epsilon holds.")
+                + (
+                    " Here the Arete is its Laplace limit, so the two curves coincide (Laplace dashed)."
+                    if self.comparison.laplace_limit
+                    else ""
+                )
             )
 
     def csv_rows(self):

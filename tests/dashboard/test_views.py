@@ -238,6 +238,22 @@ def test_noise_view_dropout_curves():
     assert data["epsilon"][0] == pytest.approx(5.99966, abs=5e-6)
     assert np.all(np.diff(data["epsilon"]) > 0)
     assert "users" in lab.noise.dropout_note.object
+    assert "coincide" not in lab.noise.dropout_note.object
+
+
+def test_noise_view_says_when_the_dropout_curves_coincide():
+    """Below the crossover the 'Arete' is its Laplace limit: both curves are the same line, so the
+    Laplace one is dashed over it and the note says why only one line seems drawn."""
+    lab = NoiseLab()
+    show(lab, lab.noise)
+    lab.settings.param.update(epsilon=1.0, users=20)
+    lab.settings.param.trigger("committed")
+    assert lab.noise.comparison.laplace_limit
+    lab.noise.dropout_button.clicks += 1
+    arete, laplace = (lab.noise.src_drop[name].data for name in ("Arete", "Laplace"))
+    assert len(arete["present"]) >= 4
+    np.testing.assert_allclose(arete["epsilon"], laplace["epsilon"], rtol=1e-9)
+    assert "coincide (Laplace dashed)" in lab.noise.dropout_note.object
 
 
 def test_app_builds_a_server_document():
