@@ -53,6 +53,13 @@ def new_figure(title, **kwargs):
     return fig
 
 
+# a view's title, 1.6x the text (which large type enlarges through --bokeh-font-size)
+TITLE_STYLE = (
+    "h3 { font-size: calc(1.6 * var(--bokeh-font-size, 12px)); font-weight: 600; line-height: 1.2;"
+    " margin: 0.3em 0 0.1em; }"
+)
+
+
 def text(markdown="", **kwargs) -> pn.pane.Markdown:
     """A Markdown pane the full width of its column (every caption, readout and table)."""
     return pn.pane.Markdown(markdown, sizing_mode="stretch_width", **kwargs)
@@ -139,7 +146,8 @@ class BaseView(pn.viewable.Viewer):
         self.download = pn.widgets.FileDownload(
             callback=self._csv_file, filename=self.filename, label="Download CSV", variant="outline", width=160
         )
-        self.title_pane = text(f"### {self.title}", margin=(0, 10))
+        # one explicit size: Panel styled the first tab's title at 14 px and later tabs' at 28 px
+        self.title_pane = text(f"### {self.title}", margin=(0, 10), stylesheets=[TITLE_STYLE])
         # a long formula scrolls sideways on a phone (KaTeX's display block is what overflows)
         scroll = (
             ":host { max-width: 100%; } .katex-display { overflow-x: auto; overflow-y: hidden; padding: 2px 0; }"

@@ -266,6 +266,40 @@ def test_delta_slider_spells_values_as_the_captions_do(watched_page, server_url)
     assert page.problems == []
 
 
+TITLE_SIZES_JS = """() => {
+  const sizes = {};
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    const shown = e.tagName === 'H3' && e.getBoundingClientRect().width > 0;
+    if (shown) sizes[e.textContent.trim()] = getComputedStyle(e).fontSize;
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(document);
+  return sizes;
+}"""
+
+
+def test_every_tab_title_has_one_size_which_large_type_enlarges(watched_page, server_url):
+    """Titles of tabs built after the first once rendered at twice the first tab's size (28 px
+    against 14 px): every view title now has one size, and large type makes it larger."""
+    page = watched_page
+    page.goto(server_url)
+    wait_for_app(page)
+    sizes = {}
+    for label in TABS:
+        show_tab(page, label)
+        page.wait_for_timeout(500)
+        sizes.update({k: v for k, v in page.evaluate(TITLE_SIZES_JS).items() if k not in ("Glossary", "How it works")})
+    assert len(sizes) == len(TABS), sizes
+    assert len(set(sizes.values())) == 1, sizes
+    normal = float(next(iter(sizes.values())).removesuffix("px"))
+    assert 17 <= normal <= 22
+    page.get_by_text("Large type (projector)", exact=True).click()
+    page.wait_for_function("() => document.body.classList.contains('noiselab-large')", timeout=10_000)
+    large = {k: float(v.removesuffix("px")) for k, v in page.evaluate(TITLE_SIZES_JS).items() if k in sizes}
+    assert large and all(v > normal for v in large.values()), large
+    assert page.problems == []
+
+
 def test_hidden_tab_shows_a_loading_state_then_data(watched_page, server_url):
     page = watched_page
     page.goto(server_url)
