@@ -126,7 +126,7 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
         pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10)),
         dim,
         seed,
-        pn.Row(reset, large),
+        pn.FlexBox(reset, large, flex_wrap="wrap"),
         pn.Card(glossary(), title="Glossary", collapsed=True, sizing_mode="stretch_width"),
         sizing_mode="stretch_width",
     )

@@ -275,7 +275,7 @@ class RewindView(BaseView):
                 label=label,
                 description=tip,
                 variant="outline",
-                width=112,
+                min_width=112,
                 margin=(2, 3),
                 css_classes=[f"rewind-{action}"],
             )

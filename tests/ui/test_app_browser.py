@@ -300,6 +300,47 @@ def test_every_tab_title_has_one_size_which_large_type_enlarges(watched_page, se
     assert page.problems == []
 
 
+BUTTON_BOXES_JS = """() => {
+  const out = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    if (e.tagName === 'BUTTON' && e.getBoundingClientRect().width > 0) {
+      const r = e.getBoundingClientRect();
+      out.push([e.textContent.trim(), parseFloat(getComputedStyle(e).fontSize), r.left, r.top, r.right, r.bottom]);
+    }
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(document);
+  return out;
+}"""
+
+
+def _overlapping(boxes):
+    return [
+        (a[0], b[0])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[2] < b[4] - 1 and b[2] < a[4] - 1 and a[3] < b[5] - 1 and b[3] < a[5] - 1
+    ]
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (390, 844)], ids=["projector", "phone"])
+def test_large_type_enlarges_buttons_without_overlap(browser, server_url, size):
+    """Large type once grew the text but not the buttons; with fixed widths the grown labels then
+    ran into each other. Every button's text grows and no two buttons overlap."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.goto(server_url)
+    wait_for_app(page)
+    before = {b[0]: b[1] for b in page.evaluate(BUTTON_BOXES_JS) if b[0]}
+    page.evaluate("() => document.body.classList.add('noiselab-large')")
+    page.wait_for_timeout(1000)
+    after = page.evaluate(BUTTON_BOXES_JS)
+    shown = [b for b in after if b[0] in before]
+    assert len(shown) >= 8 and all(b[1] > before[b[0]] for b in shown), (before, after)
+    assert _overlapping([b for b in after if b[0]]) == []
+    assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 1
+    page.close()
+
+
 def test_hidden_tab_shows_a_loading_state_then_data(watched_page, server_url):
     page = watched_page
     page.goto(server_url)
