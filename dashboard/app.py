@@ -70,12 +70,15 @@ KATEX_FACES = (
     "Size4-Regular",
 )
 VIEWPORT = "width=device-width, initial-scale=1"
-# on load, phones start with the sidebar closed (it overlays the page when opened)
+# on load, phones start with the sidebar closed (it overlays the page when opened); the loading
+# spinner's image is fetched now: Panel fetches it when a spinner first shows, which on a busy
+# server came after the work it was meant to cover, so the first spinner stayed blank
 ON_LOAD_JS = """
 if (window.innerWidth < 700) {
   const sidebar = document.getElementById('sidebar');
   if (sidebar) { sidebar.classList.remove('show'); }
 }
+new Image().src = 'static/extensions/panel/assets/arc_spinner.svg';
 """
 
 

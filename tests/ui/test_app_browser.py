@@ -39,6 +39,20 @@ def test_page_renders_offline_without_errors(watched_page, server_url):
     assert watched_page.problems == []
 
 
+def test_the_spinner_image_is_fetched_with_the_page(watched_page, server_url):
+    """Panel fetches its spinner image when a spinner first shows; on a busy server that request
+    waited behind the work the spinner was meant to cover, so the first spinner stayed blank. The
+    page fetches it on load (successfully: failed requests are problems), before any spinner."""
+    page = watched_page
+    fetched = []
+    page.on("requestfinished", lambda req: fetched.append(req.url) if "arc_spinner.svg" in req.url else None)
+    page.goto(server_url)
+    wait_for_app(page)
+    page.wait_for_timeout(1000)
+    assert fetched, "the spinner image was not fetched on load"
+    assert page.problems == []
+
+
 def test_dragging_epsilon_redraws_the_boundaries(watched_page, server_url):
     page = watched_page
     page.goto(server_url)
