@@ -7,7 +7,7 @@ import io
 
 import numpy as np
 import panel as pn
-from bokeh.models import Band, ColumnDataSource, Span, Whisker
+from bokeh.models import Band, ColumnDataSource, FixedTicker, Span, Whisker
 
 from noisecore.experiments import combine_chunks
 
@@ -28,6 +28,16 @@ from .base import TABLE_SCROLL, BaseView, finite, fmt, new_figure, stack, text
 
 MAX_UPLOAD_MB = 20
 RULE_COLORS = {"bm": PALETTE["bm"], "lnr": PALETTE["lnr"], "doubling": PALETTE["doubling"]}
+
+
+def log_ticks() -> FixedTicker:
+    """Labels at 1, 2 and 5 of every decade, minor ticks at each multiple (a new model per figure:
+    Bokeh models belong to one document)."""
+    decades = 10.0 ** np.arange(-3, 4)
+    return FixedTicker(
+        ticks=sorted(float(m * d) for d in decades for m in (1, 2, 5)),
+        minor_ticks=sorted(float(m * d) for d in decades for m in range(1, 10)),
+    )
 
 
 class ExperimentsView(BaseView):
@@ -131,6 +141,7 @@ class ExperimentsView(BaseView):
             x_axis_type="log",
             x_axis_label="ex-post epsilon (box: middle half of the trials; whiskers: 5-95%)",
             height=420,
+            name="experiment-stop",
         )
         self.src_box = ColumnDataSource(
             {"y": [], "q05": [], "q25": [], "q50": [], "q75": [], "q95": [], "color": []}, name="experiment-box"
@@ -138,8 +149,12 @@ class ExperimentsView(BaseView):
         self.fig_stop.add_layout(
             Whisker(base="y", lower="q05", upper="q95", source=self.src_box, dimension="width", line_color="color")
         )
+        # annotations do not widen the axis: an unseen segment over each whisker does
+        self.fig_stop.segment(x0="q05", x1="q95", y0="y", y1="y", source=self.src_box, line_alpha=0)
         self.fig_stop.hbar(y="y", left="q25", right="q75", height=0.5, source=self.src_box, color="color", alpha=0.5)
         self.fig_stop.scatter("q50", "y", source=self.src_box, size=9, color=PALETTE["truth"])
+        for fig in (self.fig_trade, self.fig_stop):  # Bokeh labels only decades on spans of a decade or two
+            fig.xaxis.ticker = log_ticks()
         self.finish_figures(self.fig_trade, self.fig_stop)
 
         self.file_input.param.watch(self._on_upload, "value")

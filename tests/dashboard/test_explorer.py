@@ -208,3 +208,15 @@ def test_the_papers_files_are_offered_when_the_server_has_them(tmp_path, monkeyp
         prepare(ExperimentSpec(task="ridge", source="kddcup"))
     with pytest.raises(ValueError, match="not on this server"):
         prepare(ExperimentSpec(task="ridge", source="twitter"))
+
+
+def test_log_axes_label_one_two_five_of_each_decade():
+    """Bokeh's log ticker labelled only decades (on 0.16-5 only 1, on 0.2-1.5 only 0.5 and 1); both
+    epsilon axes now carry 1, 2 and 5 of every decade, each figure with its own ticker model."""
+    view = ExperimentsView(Settings())
+    tickers = [fig.xaxis[0].ticker for fig in (view.fig_trade, view.fig_stop)]
+    assert tickers[0] is not tickers[1]
+    for ticker in tickers:
+        shown = [t for t in ticker.ticks if 0.16 <= t <= 5]
+        assert shown == pytest.approx([0.2, 0.5, 1, 2, 5])
+    view.cancel_all()

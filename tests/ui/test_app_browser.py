@@ -444,6 +444,17 @@ def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url
         " return m && m.data.x.length === 30; }",
         timeout=120_000,
     )  # the default run
+    # the whiskers (annotations) used to run off the axis, which fitted the boxes only
+    page.wait_for_function(
+        "() => { const m = Bokeh.documents[0].get_model_by_name('experiment-box'); return m && m.data.y.length > 0; }",
+        timeout=30_000,
+    )
+    extent = page.evaluate(
+        "() => { const doc = Bokeh.documents[0]; const box = doc.get_model_by_name('experiment-box').data;"
+        " const r = doc.get_model_by_name('experiment-stop').x_range;"
+        " return [r.start, r.end, Math.min(...box.q05), Math.max(...box.q95)]; }"
+    )
+    assert extent[0] <= extent[2] and extent[3] <= extent[1], extent
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b,label\n1,2,0\n3,oops,1\n")
     page.locator("input[type=file]").set_input_files(str(bad))
