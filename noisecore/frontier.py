@@ -3,7 +3,7 @@
 For each epsilon: Laplace (closed form), Staircase with the gamma optimal for each criterion,
 Arete from Lemma 3 (where its range eps >= 20 applies) and the calibrated Arete
 (``Arete.calibrated``, certified). ``python -m noisecore.frontier [path]`` regenerates the
-table shipped in ``noisecore/data/frontier.csv`` (about a minute); ``load()`` reads it
+table shipped in ``noisecore/data/frontier.csv`` (about 3 s); ``load()`` reads it
 through ``importlib.resources``, so it is found from an installed wheel too.
 """
 
