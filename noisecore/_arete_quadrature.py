@@ -298,7 +298,6 @@ class AreteKernel:
         keys = np.unique(np.concatenate(key_parts))
         p, q = keys[:-1], keys[1:]
         base = min(self.mu, self.theta_eff)
-        cap_b = min(base, 1 / self.kappa_b)
         cap_a = min(base, 1 / self.kappa_a) if self.kappa_a > 0 else base
         zone_b = _ZONE / self.kappa_b
         zone_a = _ZONE / self.kappa_a if cap_a < base else 0.0
@@ -312,26 +311,28 @@ class AreteKernel:
         slow_a = self.kappa_a > 0 and zone_a == 0
         mid2 = np.maximum(mid1, stop - (_ZONE / self.kappa_a if slow_a else 0.0))
         cap_slow = min(self.theta_eff, 1 / self.kappa_a) if slow_a else self.theta_eff
-        seg_p = [p[~long], start, mid1, mid2]
-        seg_q = [q[~long], mid1, mid2, stop]
+        seg_p = [start, mid1, mid2]
+        seg_q = [mid1, mid2, stop]
         seg_cap = [
-            np.full((~long).sum(), cap_b),
             np.full(long.sum(), base if with_c else self.theta_eff),
             np.full(long.sum(), self.theta_eff),
             np.full(long.sum(), cap_slow),
         ]
         # inside a kernel zone the pieces may grow with the e-folds already decayed:
-        # a piece k e-folds away contributes e^-k, so its quadrature error may grow too
+        # a piece k e-folds away contributes e^-k, so its quadrature error may grow too.
+        # The zones of every interval are clipped to it: a short interval (below both zones)
+        # is graded from both ends (B from p, A towards q), so its pieces are no longer than
+        # either zone allows there (the union of both gradings' edges is kept)
+        unit_b = 1 / self.kappa_b
         for lo, hi, grow in _ZONE_STEPS:
-            unit_b = 1 / self.kappa_b
-            seg_p.append(p[long] + lo * unit_b)
-            seg_q.append(p[long] + hi * unit_b)
-            seg_cap.append(np.full(long.sum(), min(base, grow * unit_b)))
+            seg_p.append(p + lo * unit_b)
+            seg_q.append(np.minimum(p + hi * unit_b, q))
+            seg_cap.append(np.full(p.size, min(base, grow * unit_b)))
             if zone_a > 0:
                 unit_a = 1 / self.kappa_a
-                seg_p.append(q[long] - hi * unit_a)
-                seg_q.append(q[long] - lo * unit_a)
-                seg_cap.append(np.full(long.sum(), min(base, grow * unit_a)))
+                seg_p.append(np.maximum(q - hi * unit_a, p))
+                seg_q.append(q - lo * unit_a)
+                seg_cap.append(np.full(p.size, min(base, grow * unit_a)))
         sp, sq, sc = (np.concatenate(v) for v in (seg_p, seg_q, seg_cap))
         keep = sq > sp
         sp, sq, sc = sp[keep], sq[keep], sc[keep]

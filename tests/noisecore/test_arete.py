@@ -239,3 +239,22 @@ def test_log_ratio_is_monotone_on_the_certificate_tail(params):
         slack = 1e-10 * np.abs(ratio).max()
         assert np.all(step >= -slack) or np.all(step <= slack), (d, ratio)
         assert dist.privacy_loss(d) >= ratio.max() * (1 - 1e-10)
+
+
+@pytest.mark.parametrize(("theta", "lam"), [(10.0, 1e-3), (0.3, 2.0), (1.0, 0.5)])
+def test_alpha_one_is_a_sum_of_two_laplaces(theta, lam):
+    """With alpha = 1, Gamma - Gamma is Laplace(theta), so Z is the sum of two independent Laplaces:
+    f(t) = (b1 e^{-t/b1} - b2 e^{-t/b2}) / (2 (b1^2 - b2^2)) and sf(t) = (b1^2 e^{-t/b1} - b2^2 e^{-t/b2})
+    / (2 (b1^2 - b2^2)) for t >= 0, evaluated with mpmath at 40 digits. Checked on 4,001 points out to
+    20 max(theta, lam), a grid whose points lie closer than the kernels' zones (relative 2e-13)."""
+    import mpmath
+
+    mpmath.mp.dps = 40
+    dist = Arete(1.0, theta, lam)
+    t = np.linspace(0.0, 20 * max(theta, lam), 4001)
+    b1, b2 = mpmath.mpf(theta), mpmath.mpf(lam)
+    norm = 2 * (b1**2 - b2**2)
+    pdf = [float((b1 * mpmath.exp(-mpmath.mpf(v) / b1) - b2 * mpmath.exp(-mpmath.mpf(v) / b2)) / norm) for v in t]
+    sf = [float((b1**2 * mpmath.exp(-mpmath.mpf(v) / b1) - b2**2 * mpmath.exp(-mpmath.mpf(v) / b2)) / norm) for v in t]
+    np.testing.assert_allclose(dist.pdf(t), pdf, rtol=2e-13)
+    np.testing.assert_allclose(dist.sf(t), sf, rtol=2e-13)
