@@ -303,7 +303,8 @@ class NoiseDistribution(Immutable):
         TypeError
             If ``distance`` is not real.
         ValueError
-            If ``distance`` is not finite, or a finite loss overflows.
+            If ``distance`` is not finite, lies outside a range the distribution states (the Arete:
+            0 or [1e-6 max(theta, lam), 1e300]; ShareSum: 0 or [0.01, 1e4] mu), or a finite loss overflows.
         """
         arr = real_array("distance", distance)
         arr = np.abs(arr)

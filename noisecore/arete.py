@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from ._arete_quadrature import AreteKernel, Mesh
 from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output, check_sensitivity
-from ._validation import SeedLike, generator, positive, positive_int, real_array, sample_size
+from ._validation import MAX_ELEMENTS, SeedLike, generator, in_interval, positive, positive_int, real_array, sample_size
 
 __all__ = ["Arete", "AreteShare"]
 
@@ -200,9 +200,11 @@ class Arete(NoiseDistribution):
         Parameters
         ----------
         epsilon : float
-            Privacy parameter, > 0.
+            Privacy parameter, in [1e-5, 1000] (the range over which the search is tested; the
+            paper's range is 0.5-40).
         sensitivity : float, optional
-            The query's sensitivity, > 0 (default 1).
+            The query's sensitivity, > 0 (default 1), such that the scaled parameters stay in the
+            Arete's verified range.
         objective : {"abs", "var"}, optional
             What to minimise (default "abs").
 
@@ -215,8 +217,8 @@ class Arete(NoiseDistribution):
         TypeError
             If ``epsilon`` or ``sensitivity`` is not a real number.
         ValueError
-            If ``epsilon`` or ``sensitivity`` is not finite or <= 0, ``objective`` is unknown, or
-            the scaled parameters lie outside the Arete's verified range.
+            If ``epsilon`` lies outside [1e-5, 1000], ``sensitivity`` is not finite or <= 0,
+            ``objective`` is unknown, or the scaled parameters lie outside the Arete's verified range.
         RuntimeError
             If no parameters could be certified (see ``noisecore._arete_calibration.calibrate``).
 
@@ -227,8 +229,10 @@ class Arete(NoiseDistribution):
         """
         from ._arete_calibration import calibrate
 
-        epsilon = positive("epsilon", epsilon)
+        epsilon = in_interval("epsilon", epsilon, *CALIBRATION_EPSILONS)
         sensitivity = check_sensitivity(sensitivity)
+        if not isinstance(objective, str):
+            raise TypeError(f'objective must be "abs" or "var", got {type(objective).__name__}')
         if objective not in ("abs", "var"):
             raise ValueError(f'objective must be "abs" or "var", got {objective!r}')
 
@@ -236,7 +240,13 @@ class Arete(NoiseDistribution):
             return _argsup_log_ratio(AreteKernel(alpha, theta, lam), 1.0)
 
         alpha, theta, lam = calibrate(epsilon, objective, argsup)
-        return cls(alpha, theta * sensitivity, lam * sensitivity)
+        try:
+            return cls(alpha, theta * sensitivity, lam * sensitivity)
+        except ValueError as exc:
+            raise ValueError(
+                f"sensitivity = {sensitivity:g} with epsilon = {epsilon:g} scales the calibrated Arete "
+                f"out of its verified range: {exc}"
+            ) from None
 
     @staticmethod
     def lemma3_applies(epsilon: float, *, sensitivity: float = 1.0) -> bool:
@@ -336,6 +346,14 @@ class Arete(NoiseDistribution):
 
     # --- privacy ---------------------------------------------------------------
     def _privacy_loss(self, d: FloatArray) -> FloatArray:
+        low = MIN_RELATIVE_DISTANCE * max(self.theta, self.lam)
+        bad = (d > 0) & ((d < low) | (d > MAX_DISTANCE))
+        if bad.any():
+            # below, log f(t) - log f(t + d) is lost to rounding (relative error ~1e-16 mu / d)
+            raise ValueError(
+                f"distance must be 0 or in [{MIN_RELATIVE_DISTANCE:g} max(theta, lam), {MAX_DISTANCE:g}] = "
+                f"[{low:g}, {MAX_DISTANCE:g}], got {d[bad].flat[0]:g}"
+            )
         flat = d.ravel() / self._unit
         out = np.array([_sup_log_ratio(self._kernel, float(v)) if math.isfinite(v) else math.inf for v in flat])
         return out.reshape(d.shape)
@@ -393,20 +411,30 @@ class Arete(NoiseDistribution):
         TypeError
             If ``n`` or a count in ``size`` is not an integer.
         ValueError
-            If ``n`` < 1 or a count in ``size`` is negative.
+            If ``n`` < 1, a count in ``size`` is negative, or n times the draws exceeds 2.5e7.
 
         References
         ----------
         Paper B [PS22] (Pagh & Stausholm), Lemma 10.
         """
         share = self.shares(n)
-        checked = sample_size("size", size, per_item=4 * share.n)
+        checked = sample_size("size", size)
+        draws = 1 if checked is None else int(np.prod(checked, dtype=float))
+        if draws * 4.0 * share.n > MAX_ELEMENTS:
+            raise ValueError(
+                f"n and size ask for more than {MAX_ELEMENTS:g} values (4 per share and draw), "
+                f"got n = {n}, size = {size}"
+            )
         shape = (share.n,) if checked is None else (*np.atleast_1d(checked).tolist(), share.n)
         return cast(FloatArray, share.sample(shape, rng=rng))
 
     def _repr_args(self) -> str:
         return f"alpha={self.alpha!r}, theta={self.theta!r}, lam={self.lam!r}"
 
+
+CALIBRATION_EPSILONS = (1e-5, 1000.0)  # epsilons Arete.calibrated accepts (its tests reach both ends)
+MIN_RELATIVE_DISTANCE = 1e-6  # least distance / max(theta, lam) for privacy_loss (relative error <~1e-9 there)
+MAX_DISTANCE = 1e300  # the search grid reaches 2 distance + 160 max(theta, lam)
 
 # The verified domain (accuracy checked against mpmath oracles in tests/noisecore):
 ALPHA_RANGE = (1e-200, 1.0)

@@ -131,6 +131,9 @@ class PrivacyBoundary(Immutable):
         return _output(out, eps)
 
 
+MIXTURE_RATIO = (1e-40, 1e40)  # epsilon / sensitivity that MixtureBoundary.calibrated accepts
+
+
 class MixtureBoundary(PrivacyBoundary):
     """psi_M(t) = D^2/(2t) + (D/t) sqrt(2 (t + rho) log(sqrt((t + rho)/rho) / delta)).
 
@@ -228,12 +231,18 @@ class MixtureBoundary(PrivacyBoundary):
         TypeError
             If an argument is not a real number.
         ValueError
-            If an argument is out of range, or no rho in range gives a finite time for ``epsilon``,
-            or the best rho falls outside [1e-100, 1e100].
+            If an argument is out of range, epsilon / sensitivity lies outside [1e-40, 1e40], no rho
+            in range gives a finite time for ``epsilon``, or the best rho falls outside [1e-100, 1e100].
         """
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
         D = scale_param("sensitivity", sensitivity)
+        if not MIXTURE_RATIO[0] <= epsilon / D <= MIXTURE_RATIO[1]:
+            raise ValueError(
+                f"epsilon / sensitivity must be in [{MIXTURE_RATIO[0]:g}, {MIXTURE_RATIO[1]:g}] (so that the best "
+                f"rho, near (sensitivity / epsilon)^2, lies in [1e-100, 1e100]), got epsilon = {epsilon:g}, "
+                f"sensitivity = {D:g}"
+            )
         given = {"epsilon": epsilon, "delta": delta, "sensitivity": D}
         scale = 2 * (math.log(D) - math.log(epsilon))
         # rho near D^2 / eps^2 (the time scale), kept inside the allowed range

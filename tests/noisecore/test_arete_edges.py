@@ -92,7 +92,8 @@ def test_constructor_accepts_or_refuses_by_name(alpha, theta, lam):
         assert share is None
         return
     assert share is not None
-    for value in (dist.var(), dist.mean_abs(), dist.pdf(0.5), dist.sf(0.5), dist.privacy_loss(1.0)):
+    mu = max(dist.theta, dist.lam)  # privacy_loss takes distances down to 1e-6 mu
+    for value in (dist.var(), dist.mean_abs(), dist.pdf(0.5), dist.sf(0.5), dist.privacy_loss(mu)):
         _no_nan(value)
 
 
@@ -162,7 +163,10 @@ def test_lemma3_entry_points(eps, sens):
     dist = _call(lambda: Arete.from_lemma3(eps, sensitivity=sens), ("epsilon", "sensitivity"))
     if dist is not None:
         assert applies is not None
-        _no_nan(dist.privacy_loss(1.0))
+        # the distance it is calibrated for; refused (by name) below 1e-6 max(theta, lam), as at eps = 1e-16
+        loss = _call(lambda: dist.privacy_loss(sens), ("distance",))
+        if loss is not None:
+            _no_nan(loss)
         _no_nan(dist.logpdf([0.0, 1.0, 1e6]))
 
 
@@ -175,6 +179,59 @@ def test_calibrated_refuses_by_name(bad):
     ):
         with pytest.raises((ValueError, TypeError), match=name):
             call()
+
+
+@pytest.mark.parametrize("bad", [5e-324, 1e-300, 1e-6, 1001.0, 1e300, 1e308, np.array([1.0, 2.0])])
+def test_calibrated_epsilon_outside_its_range_is_named(bad):
+    """Found by benchmarks/fuzz_edges.py: 5e-324 raised ZeroDivisionError, 1e300 a RuntimeError, 1e-300
+    an error naming lam; arrays gave numpy's "truth value" message."""
+    with pytest.raises((ValueError, TypeError), match="epsilon"):
+        Arete.calibrated(bad)
+    with pytest.raises(TypeError, match="objective"):
+        Arete.calibrated(6.0, objective=np.array(["abs"]))
+
+
+@pytest.mark.parametrize("sensitivity", [1e300, 1e-300, 5e-324, 1e308])
+def test_calibrated_names_a_sensitivity_that_scales_out_of_range(sensitivity):
+    with pytest.raises(ValueError, match="sensitivity"):
+        Arete.calibrated(6.0, sensitivity=sensitivity)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epsilon", [1e-5, 1000.0])
+def test_calibrated_certifies_at_both_ends_of_its_range(epsilon):
+    dist = Arete.calibrated(epsilon)
+    assert dist.privacy_loss(1.0) <= epsilon
+    laplace_error = 1.0 / epsilon  # E|Z| of Laplace(1/epsilon): the Arete never does worse
+    assert dist.mean_abs() <= laplace_error * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("d", [5e-324, -5e-324, 1e-300, 1e-8, 1e301, 1e308])
+def test_privacy_loss_refuses_distances_outside_the_certified_range(d):
+    """Below 1e-6 max(theta, lam) log f(t) - log f(t + d) is lost to rounding: at 1e-20 the search
+    returned the tail limit d / mu, a tenth of the true loss (an underestimate); 5e-324 and 1e308
+    raised numpy errors naming nothing (and 1e308 overflows the search grid)."""
+    with pytest.raises(ValueError, match="distance"):
+        Arete(*EPS6).privacy_loss(d)
+
+
+def test_privacy_loss_at_the_smallest_certified_distance():
+    """At d = 1e-6 mu the loss is d times sup |(log f)'| to ~1e-9: it agrees with d = 1e-4 mu scaled
+    (the limit has converged there to 3e-8) and stays below d / lam, the Laplace factor's bound."""
+    dist = Arete(*EPS6)
+    mu = max(dist.theta, dist.lam)
+    small, larger = 1e-6 * mu, 1e-4 * mu
+    slope_small = dist.privacy_loss(small) / small
+    slope_larger = dist.privacy_loss(larger) / larger
+    assert slope_small == pytest.approx(slope_larger, rel=1e-7)
+    assert slope_small <= 1 / dist.lam
+
+
+def test_sample_shares_names_n_when_too_many_values():
+    with pytest.raises(ValueError, match="n and size"):
+        Arete(*EPS6).sample_shares(10**12)
+    with pytest.raises(ValueError, match="n and size"):
+        Arete(*EPS6).sample_shares(10**4, size=10**4)
 
 
 @settings(derandomize=True, deadline=None, max_examples=40, database=None, suppress_health_check=[HealthCheck.too_slow])

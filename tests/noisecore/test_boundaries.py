@@ -120,3 +120,19 @@ def test_pdp_gaussian_validates_and_exceeds_the_dp_gaussian():
             9 * gaussian_pdp_variance(eps, delta=1e-6), rel=1e-12
         )
         assert gaussian_pdp_variance(eps, delta=1e-6) > gaussian_variance(eps, delta=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "sensitivity"), [(1e-300, 1.0), (5e-324, 1.0), (1e300, 1.0), (1.0, 1e-50), (1.0, 1e50)]
+)
+def test_mixture_calibration_names_an_epsilon_sensitivity_ratio_out_of_range(epsilon, sensitivity):
+    """Found by benchmarks/fuzz_edges.py: these took 1.2-3 s and then named rho, which nobody passed."""
+    with pytest.raises(ValueError, match="epsilon / sensitivity"):
+        MixtureBoundary.calibrated(epsilon, delta=1e-6, sensitivity=sensitivity)
+
+
+@pytest.mark.parametrize("ratio", [1e-40, 1e40])
+def test_mixture_calibration_works_at_both_ends_of_the_ratio_range(ratio):
+    boundary = MixtureBoundary.calibrated(ratio, delta=1e-6)
+    t = boundary.calibrated_time(ratio)
+    assert float(boundary(t)) == pytest.approx(ratio, rel=1e-9)
