@@ -400,8 +400,23 @@ def noise_headline(c) -> str:
             f"{fmt(c.mean_abs['Staircase'], 3)} ({fmt(1 / r['abs_vs_staircase'], 3)}x Laplace). Raise epsilon "
             f"above about 3.6 to see the Arete pull away."
         )
+    certified = c.certified["Arete"]
+    ratio = fmt(r["abs_vs_laplace"], 3)
+    if certified > c.epsilon * (1 + 1e-9):  # a fixed set for a larger epsilon: not comparable
+        return (
+            f"##### The Arete shown ({c.arete_note}) is not epsilon = {eps} private: its worst-case epsilon is "
+            f"{fmt(certified, 3)}. Its E|Z| of {ratio}x Laplace's is bought with that extra privacy loss; choose "
+            f"the calibrated Arete to compare at the same epsilon."
+        )
+    fixed = not c.arete_note.startswith("calibrated")  # the table's calibration sits at a row eps' <= epsilon
+    if fixed and certified < c.epsilon * 0.99:  # more private than asked: the comparison is at unequal privacy
+        return (
+            f"##### The Arete shown ({c.arete_note}) is more private than asked: worst-case epsilon "
+            f"{fmt(certified, 3)} against {eps}, so its E|Z| of {ratio}x Laplace's compares unequal privacy; "
+            f"choose the calibrated Arete to compare at the same epsilon."
+        )
     return (
-        f"##### At epsilon = {eps} the Arete's expected error E|Z| is {fmt(r['abs_vs_laplace'], 3)}x Laplace's "
+        f"##### At epsilon = {eps} the Arete's expected error E|Z| is {ratio}x Laplace's "
         f"and {fmt(r['abs_vs_staircase'], 3)}x the Staircase's, and unlike the Staircase it can be split among "
         f"users."
     )

@@ -387,3 +387,23 @@ def test_builders_validate_and_a_seed_reproduces_a_demo():
     a, b = (rat_study(**DEFAULT_RAT, runs=50, rng=5) for _ in range(2))
     for rule in a.stop_rounds:
         np.testing.assert_array_equal(a.stop_rounds[rule], b.stop_rounds[rule])
+
+
+@pytest.mark.parametrize(
+    ("source", "eps", "words"),
+    [
+        ("local-search", 1.0, "is not epsilon = 1 private: its worst-case epsilon is 6"),
+        ("lemma3", 1.0, "is more private than asked: worst-case epsilon 0.302 against 1"),
+        ("local-search", 6.0, "At epsilon = 6 the Arete's expected error"),
+        ("calibrated", 10.0, "At epsilon = 10 the Arete's expected error"),
+        ("calibrated", 7.5, "At epsilon = 7.5 the Arete's expected error"),  # table row 7: within epsilon
+    ],
+)
+def test_headline_never_compares_noises_at_unequal_privacy(source, eps, words):
+    """The headline once said "At epsilon = 1 the Arete's E|Z| is 0.124x Laplace's" for the eps = 6
+    local-search set, whose worst-case epsilon the table beside it gave as 6: it now says the Arete
+    shown is not epsilon-private (or more private than asked) whenever its certificate differs."""
+    c = noise_comparison(epsilon=eps, source=source, table=TABLE)
+    text = noise_headline(c)
+    assert words in text
+    assert ("Laplace's" in text) and ("calibrated" in text) == (words.startswith("is"))
