@@ -422,6 +422,12 @@ def rewind_headline(sc) -> str:
             f"##### No release reaches the target error {fmt(sc.target, 3)} by epsilon = "
             f"{fmt(sc.frame_epsilon[-1], 3)}: raise epsilon or the target."
         )
+    if sc.stop_rule == "confidence" and k == 0:
+        return (
+            f"##### The first, noisiest release already stops: its noise level alone says the error is within "
+            f"the target {fmt(sc.target, 3)}, so there is nothing to rewind; it costs ex-post epsilon "
+            f"{fmt(sc.stop_epsilon, 3)}. Lower epsilon or the target to see the rewind pay off."
+        )
     if sc.stop_rule == "confidence":
         return (
             f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(sc.stop_epsilon, 3)}: naive "
@@ -429,8 +435,13 @@ def rewind_headline(sc) -> str:
             f"({fmt(sc.frame_composition[k] / sc.stop_epsilon, 3)}x more)."
         )
     if sc.stop_rule == "rat":
+        false_halt = (
+            f" (a false halt: the true error {fmt(sc.frame_error[k], 3)} is above the target {fmt(sc.target, 3)})"
+            if sc.frame_error[k] > sc.target
+            else ""
+        )
         return (
-            f"##### The private check halts at release {k + 1} and costs 2 psi(T_N) = "
+            f"##### The private check halts at release {k + 1}{false_halt} and costs 2 psi(T_N) = "
             f"{fmt(sc.stop_epsilon, 3)}: twice the public stop at that release, still far below naive "
             f"composition ({fmt(sc.frame_composition[k], 3)})."
         )

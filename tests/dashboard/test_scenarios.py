@@ -407,3 +407,41 @@ def test_headline_never_compares_noises_at_unequal_privacy(source, eps, words):
     text = noise_headline(c)
     assert words in text
     assert ("Laplace's" in text) and ("calibrated" in text) == (words.startswith("is"))
+
+
+def test_rewind_headline_when_the_first_release_already_stops():
+    """?eps=6&seed=3 read "Stopping at release 1 costs ex-post epsilon 0.6: naive composition of the
+    same 1 releases would charge 0.6 (1x more)". Over 40 seeds at epsilon = 6, every first-release
+    stop now says there was nothing to rewind, and no headline speaks of "1 releases"."""
+    from dashboard.views.rewind import rewind_headline
+
+    first = 0
+    for seed in range(40):
+        sc = rewind_scenario(**{**BASE, "epsilon": 6.0}, rng=seed)
+        text = rewind_headline(sc)
+        assert "same 1 releases" not in text and "(1x more)" not in text
+        if sc.stop_frame == 0:
+            first += 1
+            assert "nothing to rewind" in text and fmt_eps(sc.stop_epsilon) in text
+    assert first >= 1  # the case occurs at this setting (seed 3 among others)
+
+
+def fmt_eps(value):
+    return f"{value:.3g}"
+
+
+def test_rat_headline_names_every_false_halt():
+    """The private check's headline said "halts at release 11 and costs 0.243" while the readout
+    below called it a false halt (error 70.5 against target 20). Over 60 seeds at the defaults the
+    headline says "false halt" exactly when the halting release's true error is above the target."""
+    from dashboard.views.rewind import rewind_headline
+
+    seen = {True: 0, False: 0}
+    for seed in range(60):
+        sc = rewind_scenario(**BASE, stop_rule="rat", rng=seed)
+        if sc.stop_frame < 0:
+            continue
+        false_halt = bool(sc.frame_error[sc.stop_frame] > sc.target)
+        seen[false_halt] += 1
+        assert ("false halt" in rewind_headline(sc)) == false_halt
+    assert seen[True] > 0 and seen[False] > 0, seen
