@@ -157,6 +157,9 @@ class ExperimentsView(BaseView):
             fig.xaxis.ticker = log_ticks()
         self.finish_figures(self.fig_trade, self.fig_stop)
 
+        self._started_settings = self._shown_settings = None
+        self._shown_status = ""
+        self.config.param.watch(self._on_run_settings, list(self.RUN_SETTINGS))
         self.file_input.param.watch(self._on_upload, "value")
         self.source_select.param.watch(self._on_source, "value")
         self.column_select.param.watch(self._on_column, "value")
@@ -214,9 +217,33 @@ class ExperimentsView(BaseView):
             seed=self.settings.seed,
         )
 
+    RUN_SETTINGS = ("task", "trials", "levels", "count", "target")
+
+    def _run_settings(self):
+        return tuple(getattr(self.config, name) for name in self.RUN_SETTINGS)
+
+    def _on_run_settings(self, *_events):
+        """The plots keep the last run until Run is pressed: say so as soon as a setting differs."""
+        shown = self._shown_settings
+        if shown is None or self.running("prepare") or self.running("experiment"):
+            return
+        if self._run_settings() == shown:
+            self.status.object = self._shown_status
+            return
+        changed = ", ".join(
+            f"{name} {getattr(self.config, name)}"
+            for name, before in zip(self.RUN_SETTINGS, shown, strict=True)
+            if getattr(self.config, name) != before
+        )
+        self.status.object = (
+            f"**Changed: {changed}. Press Run** to see it; the plots and the table below still show the last run "
+            f"({self._shown_status})"
+        )
+
     # --- running -------------------------------------------------------------------------------
     def start(self):
         """Prepare the task (fit, default target) off the loop, then run the chunks of trials."""
+        self._started_settings = self._run_settings()
         spec = self.spec()
         levels = level_grid(*self.config.levels, count=self.config.count)
         self.run_button.disabled = True
@@ -279,6 +306,7 @@ class ExperimentsView(BaseView):
                 f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "
                 f"delta {fmt(delta, 2)}, seed {self.settings.seed}."
             )
+            self._shown_settings, self._shown_status = self._started_settings, self.status.object
         self._idle()
 
     # --- export --------------------------------------------------------------------------------

@@ -220,3 +220,21 @@ def test_log_axes_label_one_two_five_of_each_decade():
         shown = [t for t in ticker.ticks if 0.16 <= t <= 5]
         assert shown == pytest.approx([0.2, 0.5, 1, 2, 5])
     view.cancel_all()
+
+
+def test_changing_a_run_setting_says_press_run_until_the_plots_match():
+    """Clicking "ridge" changed nothing on screen: the logistic plots stayed under a ridge label. The
+    status now names the change and says the plots show the last run; going back restores it, and
+    a Run shows the new task's result."""
+    view = ExperimentsView(Settings(), active=True)
+    shown = view.status.object
+    assert "Press Run" not in shown and view.result.tradeoff.task == "logistic"
+    view.config.task = "mean"
+    assert "Changed: task mean. Press Run" in view.status.object and shown in view.status.object
+    view.config.task = "logistic"
+    assert view.status.object == shown
+    view.config.param.update(task="mean", count=10)
+    assert "task mean, count 10" in view.status.object
+    view.start()
+    assert "Press Run" not in view.status.object and view.result.tradeoff.task == "mean"
+    view.cancel_all()
