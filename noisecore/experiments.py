@@ -24,7 +24,16 @@ import numpy as np
 import numpy.typing as npt
 
 from ._base import FloatArray
-from ._validation import SeedLike, generator, in_open_interval, positive, positive_int, real_array
+from ._validation import (
+    MAX_ELEMENTS,
+    SeedLike,
+    bounded_int,
+    generator,
+    in_interval,
+    in_open_interval,
+    positive,
+    real_array,
+)
 from .boundaries import LinearBoundary
 from .laplace_reduction import koufogiannis_chain
 from .tasks import (
@@ -36,6 +45,7 @@ from .tasks import (
     synthetic_classification,
     synthetic_regression,
 )
+from .tasks.base import _check_lam
 from .threshold import simulate_above_threshold_stopping, simulate_rat_stopping
 
 __all__ = [
@@ -74,6 +84,13 @@ Mapper: TypeAlias = Callable[
 RuleKey: TypeAlias = tuple[str, str]
 IndexArray: TypeAlias = npt.NDArray[np.intp]
 CHUNK_TRIALS = 25  # trials per chunk; each chunk has its own child seed
+# Limits. The app runs at most 1,000 trials of at most 60 levels in [0.16, 20] on 10,000 rows
+# (README, dashboard/explorer.py, benchmarks/bench_experiments.py); the limits leave 1000x room
+# for trials, 100x for levels and rows, and keep every derived time, scale and array finite.
+MAX_TRIALS = 10**6  # trials of one experiment (paper A: 1,000)
+MAX_LEVELS = 10_000  # privacy levels of one experiment (paper A: 60)
+MAX_ROWS = 500_000  # training rows of default_task (as many again are hold-out rows)
+EPSILON_MIN, EPSILON_MAX = 1e-3, 1e3  # privacy levels, tuned_epsilon and at_epsilon
 
 
 def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, rng: SeedLike = None) -> Task:
@@ -85,9 +102,10 @@ def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, 
     name : {"logistic", "ridge", "mean"}, optional
         The task (default "logistic").
     n : int, optional
-        Training rows, and as many hold-out rows (default 10,000).
+        Training rows, and as many hold-out rows, from 1 to 500,000 (default 10,000).
     lam : float, optional
-        Regularisation strength of the logistic and ridge tasks (default 0.05; the mean task uses 0).
+        Regularisation strength of the logistic and ridge tasks, in [1e-12, 1e12] (default 0.05;
+        the mean task uses 0).
     rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
         Seed or Generator for the data.
 
@@ -99,7 +117,7 @@ def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, 
     Raises
     ------
     TypeError
-        If ``n``, ``lam`` or ``rng`` has the wrong type.
+        If ``name`` is not a str, or ``n``, ``lam`` or ``rng`` has the wrong type.
     ValueError
         If ``name`` is not one of the three tasks, or ``n`` or ``lam`` is out of range.
 
@@ -107,9 +125,12 @@ def default_task(name: str = "logistic", *, n: int = 10_000, lam: float = 0.05, 
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
     """
-    n = positive_int("n", n)
+    if not isinstance(name, str):
+        raise TypeError(f'name must be "logistic", "ridge" or "mean", got {type(name).__name__}')
     if name not in ("logistic", "ridge", "mean"):
-        raise ValueError(f'task must be "logistic", "ridge" or "mean", got {name!r}')
+        raise ValueError(f'name must be "logistic", "ridge" or "mean", got {name!r}')
+    n = bounded_int("n", n, 1, MAX_ROWS)
+    lam = _check_lam(lam)
     rng = generator(rng)
     if name == "logistic":
         (X, y), hold = split(*synthetic_classification(2 * n, rng=rng), n_train=n)
@@ -128,9 +149,10 @@ def default_epsilons(count: int = 60, *, low: float = 0.16, high: float = 5.0) -
     Parameters
     ----------
     count : int, optional
-        Number of levels, >= 1 (default 60).
+        Number of levels, from 1 to 10,000 (default 60).
     low, high : float, optional
-        The first and last level (default 0.16 and 5).
+        The first and last level, in [1e-3, 1e3] with ``low`` < ``high`` (``low`` <= ``high``
+        for one level; default 0.16 and 5).
 
     Returns
     -------
@@ -140,11 +162,17 @@ def default_epsilons(count: int = 60, *, low: float = 0.16, high: float = 5.0) -
     Raises
     ------
     TypeError
-        If ``count`` is not an integer.
+        If ``count`` is not an integer, or ``low`` or ``high`` is not a real number.
     ValueError
-        If ``count`` is < 1.
+        If ``count`` is outside [1, 10,000], ``low`` or ``high`` is not finite or lies outside
+        [1e-3, 1e3], or ``low`` is not below ``high``.
     """
-    return np.geomspace(low, high, positive_int("count", count))
+    count = bounded_int("count", count, 1, MAX_LEVELS)
+    low = in_interval("low", low, EPSILON_MIN, EPSILON_MAX)
+    high = in_interval("high", high, EPSILON_MIN, EPSILON_MAX)
+    if low > high or (low == high and count > 1):
+        raise ValueError(f"low must be < high, got low={low:g}, high={high:g}")
+    return np.geomspace(low, high, count)
 
 
 def pilot_target(task: Task, *, trials: int = 200, rng: SeedLike = None, tuned_epsilon: float = 0.3) -> float:
@@ -157,11 +185,12 @@ def pilot_target(task: Task, *, trials: int = 200, rng: SeedLike = None, tuned_e
     task : Task
         The task.
     trials : int, optional
-        Pilot trials (default 200).
+        Pilot trials, from 1 to 1e6 (default 200).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
         Seed or Generator, as for `run_experiment`.
     tuned_epsilon : float, optional
-        The level the linear boundary is tuned for, and the level evaluated (default 0.3).
+        The level the linear boundary is tuned for, and the level evaluated, in [1e-3, 1e3]
+        (default 0.3).
 
     Returns
     -------
@@ -173,10 +202,15 @@ def pilot_target(task: Task, *, trials: int = 200, rng: SeedLike = None, tuned_e
     TypeError
         If an argument has the wrong type.
     ValueError
-        If an argument is out of range (see `run_experiment`).
+        If an argument is out of range (see `run_experiment`), or the pilot's mean excess loss
+        is not positive (too few trials).
     """
+    _check_task(task)
+    tuned_epsilon = in_interval("tuned_epsilon", tuned_epsilon, EPSILON_MIN, EPSILON_MAX)
     result = tradeoff_experiment(task, epsilons=[tuned_epsilon], trials=trials, tuned_epsilon=tuned_epsilon, rng=rng)
     excess = float(result.bm_mean[0]) - task.optimal_loss
+    if not (math.isfinite(excess) and excess > 0):
+        raise ValueError(f"trials={trials} give a mean excess loss of {excess:g} at tuned_epsilon; use more trials")
     digits = 1 - math.floor(math.log10(excess))
     return round(task.optimal_loss + math.ceil(excess * 10**digits) / 10**digits, digits + 1)
 
@@ -185,7 +219,64 @@ def _check_levels(epsilons: npt.ArrayLike) -> FloatArray:
     eps = np.atleast_1d(real_array("epsilons", epsilons))
     if eps.ndim != 1 or eps.size == 0 or (eps <= 0).any() or (np.diff(eps) <= 0).any():
         raise ValueError("epsilons must be a non-empty, strictly increasing 1-d array of positive numbers")
+    if eps.size > MAX_LEVELS:
+        raise ValueError(f"epsilons must hold at most {MAX_LEVELS} levels, got {eps.size}")
+    if eps[-1] > EPSILON_MAX:
+        raise ValueError(f"epsilons must be at most {EPSILON_MAX:g}, got {eps[-1]:g}")
     return eps
+
+
+def _check_task(task: object) -> Task:
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a noisecore.tasks Task, got {type(task).__name__}")
+    return task
+
+
+def _check_callable(name: str, value: object) -> None:
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be None or a callable, got {type(value).__name__}")
+
+
+def _check_target(target: object) -> float | None:
+    return None if target is None else positive("target", target)
+
+
+def _check_count(name: str, count: object, task: Task, levels: int) -> int:
+    """A number of trials in [1, MAX_TRIALS] whose noise (count x levels x noise_dim) fits MAX_ELEMENTS."""
+    value = bounded_int(name, count, 1, MAX_TRIALS)
+    if value * levels * task.noise_dim > MAX_ELEMENTS:
+        most = max(1, MAX_ELEMENTS // (levels * task.noise_dim))
+        raise ValueError(
+            f"{name} must be at most {most} here ({levels} levels x {task.noise_dim} noise values per trial "
+            f"stay within {MAX_ELEMENTS:g} values), got {value}"
+        )
+    return value
+
+
+def _times(name: str, times_desc: object, *, strict: bool) -> FloatArray:
+    """Decreasing times (strictly, and all > 0, when ``strict``; else >= 0), as a 1-d float array."""
+    times = real_array(name, times_desc)
+    low = "> 0" if strict else ">= 0"
+    steps = np.diff(times) if times.ndim == 1 else np.zeros(0)
+    bad_order = (steps >= 0) if strict else (steps > 0)
+    if times.ndim != 1 or times.size == 0 or times.size > MAX_LEVELS or bad_order.any():
+        raise ValueError(
+            f"{name} must be a non-empty 1-d array of at most {MAX_LEVELS} {'strictly ' if strict else ''}"
+            f"decreasing times {low}, got shape {times.shape}"
+        )
+    if (times <= 0).any() if strict else (times < 0).any():
+        raise ValueError(f"{name} must hold times {low}")
+    return times
+
+
+def _noise_size(times: FloatArray, dim: object, trials: object) -> tuple[int, int]:
+    d = bounded_int("dim", dim, 1, MAX_ELEMENTS)
+    count = bounded_int("trials", trials, 1, MAX_ELEMENTS)
+    if count * times.size * d > MAX_ELEMENTS:
+        raise ValueError(
+            f"trials x len(times_desc) x dim must be at most {MAX_ELEMENTS:g}, got {count} x {times.size} x {d}"
+        )
+    return d, count
 
 
 def bm_noise(times_desc: FloatArray, *, dim: int, trials: int, rng: np.random.Generator) -> FloatArray:
@@ -193,21 +284,33 @@ def bm_noise(times_desc: FloatArray, *, dim: int, trials: int, rng: np.random.Ge
 
     Parameters
     ----------
-    times_desc : numpy.ndarray
-        K positive, decreasing times.
+    times_desc : array_like
+        K non-increasing times >= 0 (1 <= K <= 10,000).
     dim : int
-        Dimension of the Brownian motion.
+        Dimension of the Brownian motion, >= 1.
     trials : int
-        Number of independent paths.
+        Number of independent paths, >= 1; trials * K * dim at most 1e8.
     rng : numpy.random.Generator
-        Source of randomness.
+        Source of randomness (or a seed, as for `numpy.random.default_rng`).
 
     Returns
     -------
     numpy.ndarray
         Shape (trials, K, dim).
+
+    Raises
+    ------
+    TypeError
+        If ``times_desc`` is not a real array, ``dim`` or ``trials`` is not an integer, or
+        ``rng`` is not a seed or Generator.
+    ValueError
+        If ``times_desc`` is not a non-empty 1-d array of finite, non-increasing times >= 0, or
+        ``dim`` or ``trials`` is < 1 or their product with K is above 1e8.
     """
-    asc = times_desc[::-1]
+    times = _times("times_desc", times_desc, strict=False)
+    dim, trials = _noise_size(times, dim, trials)
+    rng = generator(rng)
+    asc = times[::-1]
     steps = rng.standard_normal((trials, asc.size, dim)) * np.sqrt(np.diff(np.r_[0.0, asc]))[None, :, None]
     return np.cumsum(steps, axis=1)[:, ::-1]
 
@@ -217,25 +320,41 @@ def lnr_noise(times_desc: FloatArray, *, dim: int, trials: int, rng: np.random.G
 
     Parameters
     ----------
-    times_desc : numpy.ndarray
-        K positive, strictly decreasing times.
+    times_desc : array_like
+        K positive, strictly decreasing times (1 <= K <= 10,000).
     dim : int
-        Number of coordinates.
+        Number of coordinates, >= 1.
     trials : int
-        Number of independent processes.
+        Number of independent processes, >= 1; trials * K * dim at most 1e8.
     rng : numpy.random.Generator
-        Source of randomness.
+        Source of randomness (or a seed, as for `numpy.random.default_rng`).
 
     Returns
     -------
     numpy.ndarray
         Shape (trials, K, dim).
 
+    Raises
+    ------
+    TypeError
+        If ``times_desc`` is not a real array, ``dim`` or ``trials`` is not an integer, or
+        ``rng`` is not a seed or Generator.
+    ValueError
+        If ``times_desc`` is not a non-empty 1-d array of finite, strictly decreasing times > 0
+        (within the Laplace process's range), or ``dim`` or ``trials`` is < 1 or their product
+        with K is above 1e8.
+
     References
     ----------
     [KHP17] (Koufogiannis, Han & Pappas); Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 4.
     """
-    return koufogiannis_chain(times_desc[::-1], dim=dim, size=trials, rng=rng)[:, ::-1]
+    times = _times("times_desc", times_desc, strict=True)
+    dim, trials = _noise_size(times, dim, trials)
+    try:
+        chain = koufogiannis_chain(times[::-1], dim=dim, size=trials, rng=generator(rng))
+    except ValueError as exc:
+        raise ValueError(f"times_desc: {exc}") from None
+    return chain[:, ::-1]
 
 
 def _band(values: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -419,7 +538,18 @@ def first_true(mask: npt.NDArray[np.bool_]) -> IndexArray:
     -------
     numpy.ndarray
         Integer index per row, shape (rows,).
+
+    Raises
+    ------
+    TypeError
+        If ``mask`` is not a boolean array.
+    ValueError
+        If ``mask`` is not 2-d.
     """
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+        raise TypeError(f"mask must be a boolean numpy array, got {type(mask).__name__}")
+    if mask.ndim != 2:
+        raise ValueError(f"mask must be 2-d (rows, columns), got shape {mask.shape}")
     idx = np.argmax(mask, axis=1)
     return np.where(mask.any(axis=1), idx, -1)
 
@@ -463,11 +593,11 @@ def chunk_plan(trials: int, *, rng: SeedLike = None, chunk_trials: int = CHUNK_T
     Parameters
     ----------
     trials : int
-        Total number of trials, >= 1.
+        Total number of trials, from 1 to 1e6 (``MAX_TRIALS``).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
         The root seed (see `root_seed`).
     chunk_trials : int, optional
-        Trials per chunk, >= 1 (default 25).
+        Trials per chunk, from 1 to 1e6 (default 25).
 
     Returns
     -------
@@ -479,10 +609,10 @@ def chunk_plan(trials: int, *, rng: SeedLike = None, chunk_trials: int = CHUNK_T
     TypeError
         If an argument has the wrong type.
     ValueError
-        If ``trials`` or ``chunk_trials`` is < 1, or ``rng`` is a negative integer.
+        If ``trials`` or ``chunk_trials`` is outside [1, 1e6], or ``rng`` is a negative integer.
     """
-    trials = positive_int("trials", trials)
-    chunk_trials = positive_int("chunk_trials", chunk_trials)
+    trials = bounded_int("trials", trials, 1, MAX_TRIALS)
+    chunk_trials = bounded_int("chunk_trials", chunk_trials, 1, MAX_TRIALS)
     root = root_seed(rng)
     plan: list[PlannedChunk] = []
     for index, start in enumerate(range(0, trials, chunk_trials)):
@@ -499,17 +629,35 @@ def _checked_setup(
     task: Task, epsilons: npt.ArrayLike | None, delta: float, tuned_epsilon: float
 ) -> tuple[FloatArray, float, LinearBoundary]:
     """Validate the common arguments: (levels, delta, the tuned linear boundary)."""
-    if not isinstance(task, Task):
-        raise TypeError(f"task must be a noisecore.tasks Task, got {type(task).__name__}")
+    _check_task(task)
     eps = _check_levels(default_epsilons() if epsilons is None else epsilons)
     delta = in_open_interval("delta", delta, 0.0, 1.0)
-    boundary = _boundary(task, positive("tuned_epsilon", tuned_epsilon), delta)
+    tuned_epsilon = in_interval("tuned_epsilon", tuned_epsilon, EPSILON_MIN, EPSILON_MAX)
+    try:
+        boundary = _boundary(task, tuned_epsilon, delta)
+    except ValueError as exc:
+        raise ValueError(
+            f"tuned_epsilon={tuned_epsilon:g} and delta={delta:g} give no linear boundary for this task "
+            f"(l2 sensitivity {task.l2_sensitivity:g}): {exc}"
+        ) from None
     if eps[0] <= boundary.floor():
         raise ValueError(
             f"epsilons must exceed the tuned boundary's floor {boundary.floor():.4g} "
             f"(the linear boundary tuned for {tuned_epsilon:g} never reaches lower levels)"
         )
     return eps, delta, boundary
+
+
+def _release_times(task: Task, boundary: LinearBoundary, eps: FloatArray) -> dict[str, FloatArray]:
+    """The release times of BM (on the tuned boundary) and LNR (D1 / eps) at the levels ``eps``."""
+    try:
+        bm = np.asarray(boundary.calibrated_time(eps), dtype=float)
+    except ValueError as exc:
+        raise ValueError(f"epsilons: a level has no release time on the tuned boundary: {exc}") from None
+    lnr = task.l1_sensitivity / eps
+    if not (np.isfinite(bm).all() and np.isfinite(lnr).all() and (bm > 0).all() and (lnr > 0).all()):
+        raise ValueError("epsilons and the task's sensitivities give release times beyond the float range")
+    return {"bm": bm, "lnr": lnr}
 
 
 def experiment_chunk(
@@ -540,17 +688,17 @@ def experiment_chunk(
         Privacy levels: positive, strictly increasing, above the tuned boundary's floor
         (None: `default_epsilons`).
     count : int
-        Number of trials, >= 1.
+        Number of trials, from 1 to 1e6, with count * len(epsilons) * task.noise_dim at most 1e8.
     rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator
         Seed or Generator.
     delta : float, optional
         The linear boundary's delta, in (0, 1) (default 1e-6).
     tuned_epsilon : float, optional
-        The level the linear boundary is tuned for, > 0 (default 0.3).
+        The level the linear boundary is tuned for, in [1e-3, 1e3] (default 0.3).
     target : float, optional
         Target loss, > 0 (default None: no stopping rules).
     at_epsilon : float, optional
-        AboveThreshold's fixed epsilon, > 0 (default 0.5).
+        AboveThreshold's fixed epsilon, in [1e-3, 1e3] (default 0.5).
 
     Returns
     -------
@@ -570,13 +718,12 @@ def experiment_chunk(
     for the doubling baseline.
     """
     eps, delta, boundary = _checked_setup(task, epsilons, delta, tuned_epsilon)
-    count = positive_int("count", count)
+    count = _check_count("count", count, task, eps.size)
     rng = generator(rng)
+    target = _check_target(target)
+    at_epsilon = in_interval("at_epsilon", at_epsilon, EPSILON_MIN, EPSILON_MAX)
     stopping = target is not None
-    if target is not None:
-        target = positive("target", target)
-        at_epsilon = positive("at_epsilon", at_epsilon)
-    times = {"bm": np.asarray(boundary.calibrated_time(eps)), "lnr": task.l1_sensitivity / eps}
+    times = _release_times(task, boundary, eps)
     train: dict[str, FloatArray] = {}
     hold: dict[str, FloatArray] = {}
     clipped: dict[str, FloatArray] = {}
@@ -642,13 +789,13 @@ def combine_chunks(
     epsilons : array_like
         The privacy levels the chunks used.
     chunks : iterable of ChunkResult
-        At least one chunk, in plan order.
+        At least one chunk, in plan order, each with one loss column per level.
     delta : float, optional
-        The linear boundary's delta, recorded in the result (default 1e-6).
+        The linear boundary's delta, in (0, 1), recorded in the result (default 1e-6).
     tuned_epsilon : float, optional
-        The level the boundary was tuned for, recorded in the result (default 0.3).
+        The level the boundary was tuned for, in [1e-3, 1e3], recorded in the result (default 0.3).
     target : float, optional
-        The target loss the chunks used (default None: no stopping table).
+        The target loss the chunks used, > 0 (default None: no stopping table).
 
     Returns
     -------
@@ -657,15 +804,34 @@ def combine_chunks(
     Raises
     ------
     TypeError
-        If ``epsilons`` is not a real array.
+        If ``task`` is not a Task, ``epsilons`` is not a real array, ``chunks`` is not an
+        iterable of ChunkResult, or ``delta``, ``tuned_epsilon`` or ``target`` is not a real number.
     ValueError
-        If ``epsilons`` is not positive and strictly increasing, ``chunks`` is empty, or
-        ``target`` is below every loss the chunks saw.
+        If ``epsilons`` is not positive and strictly increasing, ``chunks`` is empty or its
+        losses do not have one column per level (or lack the stopping rules when ``target`` is
+        given), ``delta``, ``tuned_epsilon`` or ``target`` is out of range, or ``target`` is
+        below every loss the chunks saw.
     """
+    _check_task(task)
     eps = _check_levels(epsilons)
+    delta = in_open_interval("delta", delta, 0.0, 1.0)
+    tuned_epsilon = in_interval("tuned_epsilon", tuned_epsilon, EPSILON_MIN, EPSILON_MAX)
+    target = _check_target(target)
+    if isinstance(chunks, str | bytes) or not isinstance(chunks, Iterable):
+        raise TypeError(f"chunks must be an iterable of ChunkResult, got {type(chunks).__name__}")
     chunks = list(chunks)
     if not chunks:
         raise ValueError("chunks must hold at least one ChunkResult")
+    for chunk in chunks:
+        if not isinstance(chunk, ChunkResult):
+            raise TypeError(f"chunks must hold ChunkResult objects only, got a {type(chunk).__name__}")
+        for losses in (chunk.train_bm, chunk.train_lnr):
+            if not isinstance(losses, np.ndarray) or losses.ndim != 2 or losses.shape[1] != eps.size:
+                raise ValueError(f"chunks must have one loss column per level ({eps.size} levels)")
+        if target is not None and any(
+            key not in chunk.ex_post or key not in chunk.stop_index for key in STOPPING_RULES
+        ):
+            raise ValueError("chunks lack the stopping rules: run them with the same target")
     bm = np.concatenate([c.train_bm for c in chunks])
     lnr = np.concatenate([c.train_lnr for c in chunks])
     bm_mean, bm_low, bm_high = _band(bm)
@@ -729,13 +895,13 @@ def run_experiment(
     target : float, optional
         Target loss, > 0 (default None: trade-off curves only).
     trials : int, optional
-        Number of trials, >= 1 (default 1000).
+        Number of trials, from 1 to 1e6 (``MAX_TRIALS``; default 1000).
     delta : float, optional
         The linear boundary's delta, in (0, 1) (default 1e-6).
     tuned_epsilon : float, optional
-        The level the linear boundary is tuned for, > 0 (default 0.3).
+        The level the linear boundary is tuned for, in [1e-3, 1e3] (default 0.3).
     at_epsilon : float, optional
-        AboveThreshold's fixed epsilon, > 0 (default 0.5).
+        AboveThreshold's fixed epsilon, in [1e-3, 1e3] (default 0.5).
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
         The root seed (see `root_seed`).
     mapper : callable, optional
@@ -743,7 +909,8 @@ def run_experiment(
     progress : callable, optional
         Called with the fraction of trials done after each chunk.
     chunk_trials : int, optional
-        Trials per chunk, >= 1 (default 25).
+        Trials per chunk, from 1 to 1e6, with chunk_trials * len(epsilons) * task.noise_dim at
+        most 1e8 (default 25).
 
     Returns
     -------
@@ -753,7 +920,8 @@ def run_experiment(
     Raises
     ------
     TypeError
-        If an argument has the wrong type.
+        If an argument has the wrong type (``mapper`` and ``progress`` must be callable), or
+        ``mapper`` does not return ChunkResult objects.
     ValueError
         If an argument is out of range, the lowest level is at or below the boundary's floor, or
         ``target`` is below every loss seen.
@@ -762,9 +930,15 @@ def run_experiment(
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
     """
-    eps, delta, _ = _checked_setup(task, epsilons, delta, tuned_epsilon)
-    if target is not None:
-        target = positive("target", target)
+    eps, delta, boundary = _checked_setup(task, epsilons, delta, tuned_epsilon)
+    target = _check_target(target)
+    at_epsilon = in_interval("at_epsilon", at_epsilon, EPSILON_MIN, EPSILON_MAX)
+    _check_callable("mapper", mapper)
+    _check_callable("progress", progress)
+    trials = bounded_int("trials", trials, 1, MAX_TRIALS)
+    chunk_trials = bounded_int("chunk_trials", chunk_trials, 1, MAX_TRIALS)
+    _check_count("chunk_trials", min(chunk_trials, trials), task, eps.size)
+    _release_times(task, boundary, eps)
     plan = chunk_plan(trials, rng=rng, chunk_trials=chunk_trials)
     work = functools.partial(
         _run_planned, task, epsilons=eps, delta=delta, tuned_epsilon=tuned_epsilon, target=target, at_epsilon=at_epsilon
@@ -772,6 +946,8 @@ def run_experiment(
     results: list[ChunkResult] = []
     done = 0
     for result in (mapper or map)(work, plan):
+        if not isinstance(result, ChunkResult):
+            raise TypeError(f"mapper must return the ChunkResult of each chunk, got a {type(result).__name__}")
         results.append(result)
         done += result.train_bm.shape[0]
         if progress is not None:
@@ -873,6 +1049,7 @@ def stopping_experiment(
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers): Theorem 5.1 and Corollary 5.2 (RAT),
     Section 6 (the experiments).
     """
+    _check_task(task)
     target = DEFAULT_TARGETS.get(task.name) if target is None else target
     if target is None:
         raise ValueError(
@@ -915,7 +1092,7 @@ def planned_chunk(
     epsilons : array_like or None
         Privacy levels, as for `run_experiment`.
     trials : int
-        Total number of trials of the plan.
+        Total number of trials of the plan, from 1 to 1e6.
     rng : None, int, numpy.random.SeedSequence or numpy.random.Generator
         The plan's root seed (see `root_seed`).
     index : int
@@ -930,10 +1107,13 @@ def planned_chunk(
     Raises
     ------
     TypeError
-        If an argument has the wrong type.
+        If an argument has the wrong type, or ``options`` holds another name.
     ValueError
         If ``index`` is not a chunk number, or another argument is out of range.
     """
+    unknown = sorted(set(options) - {"delta", "tuned_epsilon", "target", "at_epsilon"})
+    if unknown:
+        raise TypeError(f"planned_chunk takes delta, tuned_epsilon, target and at_epsilon as options, got {unknown}")
     plan = chunk_plan(trials, rng=rng)
     if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < len(plan):
         raise ValueError(f"index must be a chunk number from 0 to {len(plan) - 1}, got {index!r}")

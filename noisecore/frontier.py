@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import numbers
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,6 +23,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from ._validation import in_interval
 from .arete import Arete
 from .distributions import Staircase
 
@@ -50,6 +52,10 @@ COLUMNS = [
 ]
 DEFAULT_EPSILONS = np.round(np.geomspace(0.5, 40, 36), 6)
 HEADLINE_EPSILONS = (2.0, 6.0, 10.0, 20.0)
+# The epsilons a row can be computed for: the shipped table spans [0.5, 40]; below 0.1 and above
+# 100 the calibration is neither needed nor tested (a row takes well under a second in between).
+EPSILON_MIN, EPSILON_MAX = 0.1, 100.0
+MAX_ROWS = 10_000  # rows ``compute`` makes at most (each takes up to a second)
 
 Table: TypeAlias = dict[str, npt.NDArray[np.float64]]
 
@@ -60,7 +66,7 @@ def frontier_row(epsilon: float) -> dict[str, float]:
     Parameters
     ----------
     epsilon : float
-        Privacy parameter, > 0 (sensitivity 1).
+        Privacy parameter, in [0.1, 100] (``EPSILON_MIN``, ``EPSILON_MAX``; sensitivity 1).
 
     Returns
     -------
@@ -68,11 +74,19 @@ def frontier_row(epsilon: float) -> dict[str, float]:
         Errors of Laplace, Staircase (gamma optimal per criterion), the Lemma 3 Arete (NaN outside
         its range), the calibrated Arete with its parameters and certified loss, and the ratios.
 
+    Raises
+    ------
+    TypeError
+        If ``epsilon`` is not a real number.
+    ValueError
+        If ``epsilon`` is not finite or lies outside [0.1, 100].
+
     References
     ----------
     Paper B [PS22] (Pagh & Stausholm), Lemma 3; [GV16] (Geng & Viswanath) for the Staircase.
     """
-    row = {"epsilon": float(epsilon), "laplace_abs": 1 / epsilon, "laplace_var": 2 / epsilon**2}
+    epsilon = in_interval("epsilon", epsilon, EPSILON_MIN, EPSILON_MAX)
+    row = {"epsilon": epsilon, "laplace_abs": 1 / epsilon, "laplace_var": 2 / epsilon**2}
     row["staircase_abs"] = Staircase(epsilon, gamma=Staircase.optimal_gamma(epsilon, criterion="abs")).mean_abs()
     row["staircase_var"] = Staircase(epsilon, gamma=Staircase.optimal_gamma(epsilon, criterion="var")).var()
     if Arete.lemma3_applies(epsilon):
@@ -101,7 +115,8 @@ def compute(
     Parameters
     ----------
     epsilons : iterable of float, optional
-        Privacy parameters (default ``DEFAULT_EPSILONS``, 36 values from 0.5 to 40).
+        Privacy parameters, each in [0.1, 100], at most 10,000 of them (default
+        ``DEFAULT_EPSILONS``, 36 values from 0.5 to 40).
     progress : callable, optional
         Called with the fraction done, in (0, 1], after each row.
 
@@ -109,9 +124,25 @@ def compute(
     -------
     list of dict
         One ``frontier_row`` per epsilon.
+
+    Raises
+    ------
+    TypeError
+        If ``epsilons`` is not an iterable of real numbers, or ``progress`` is not callable.
+    ValueError
+        If an epsilon is not finite or lies outside [0.1, 100], or there are more than 10,000.
     """
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be None or a callable, got {type(progress).__name__}")
+    if isinstance(epsilons, str | bytes) or not isinstance(epsilons, Iterable):
+        raise TypeError(f"epsilons must be an iterable of real numbers, got {type(epsilons).__name__}")
+    values = []
+    for count, e in enumerate(epsilons):
+        if count >= MAX_ROWS:
+            raise ValueError(f"epsilons must hold at most {MAX_ROWS} values")
+        values.append(in_interval("epsilons", e, EPSILON_MIN, EPSILON_MAX))
     rows = []
-    eps_list = sorted({float(e) for e in epsilons} | set(HEADLINE_EPSILONS))
+    eps_list = sorted(set(values) | set(HEADLINE_EPSILONS))
     for i, eps in enumerate(eps_list):
         rows.append(frontier_row(eps))
         if progress is not None:
@@ -125,17 +156,38 @@ def write(rows: Iterable[Mapping[str, float]], *, path: str | os.PathLike[str]) 
     Parameters
     ----------
     rows : iterable of mapping
-        Rows as returned by ``compute``.
+        Rows as returned by ``compute``: keys among ``COLUMNS``, real numbers as values.
     path : str or path-like
         Output file (overwritten).
+
+    Raises
+    ------
+    TypeError
+        If ``rows`` is not an iterable of mappings with real values, or ``path`` is not a str or
+        path-like.
+    ValueError
+        If a row has a key that is not in ``COLUMNS``.
+    OSError
+        If the file cannot be written.
     """
+    path = _path(path)
+    if isinstance(rows, str | bytes | Mapping) or not isinstance(rows, Iterable):
+        raise TypeError(f"rows must be an iterable of mappings (column -> number), got {type(rows).__name__}")
+    lines = []
+    for row in rows:
+        if not isinstance(row, Mapping):
+            raise TypeError(f"rows must hold mappings (column -> number), got a {type(row).__name__}")
+        unknown = [k for k in row if k not in COLUMNS]
+        if unknown:
+            raise ValueError(f"rows must use the columns of COLUMNS only, got {unknown[:3]!r}")
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in row.values()):
+            raise TypeError("rows must map columns to real numbers")
+        # full precision: rounded parameters could lose the certificate (4.200761 lost 3e-11)
+        lines.append({k: ("" if math.isnan(v) else f"{v:.17g}") for k, v in row.items()})
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
-        for row in rows:
-            # full precision: rounded parameters could lose the certificate (4.200761 lost 3e-11)
-            cells = {k: ("" if isinstance(v, float) and math.isnan(v) else f"{v:.17g}") for k, v in row.items()}
-            writer.writerow(cells)
+        writer.writerows(lines)
 
 
 def read(path: str | os.PathLike[str]) -> Table:
@@ -153,13 +205,22 @@ def read(path: str | os.PathLike[str]) -> Table:
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a str or path-like.
     OSError
         If the file cannot be opened.
     KeyError, ValueError
         If a column is missing or a cell is not a number.
     """
-    with open(path, newline="") as handle:
+    with open(_path(path), newline="") as handle:
         return _parse(handle)
+
+
+def _path(path: object) -> str | os.PathLike[str]:
+    """``path`` if it is a str or a path-like object, else a TypeError naming path."""
+    if isinstance(path, str | os.PathLike):
+        return path
+    raise TypeError(f"path must be a str or a path-like object, got {type(path).__name__}")
 
 
 def _parse(handle: Iterable[str]) -> Table:
@@ -194,8 +255,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     ----------
     argv : sequence of str, optional
         Command-line arguments (default ``sys.argv[1:]``); the first, if any, is the output path,
-        else ``noisecore/data/frontier.csv``.
+        else (no argument, as on a command line) ``noisecore/data/frontier.csv``.
+
+    Raises
+    ------
+    TypeError
+        If ``argv`` is not None or a list or tuple of str.
     """
+    if argv is not None and (not isinstance(argv, list | tuple) or not all(isinstance(arg, str) for arg in argv)):
+        raise TypeError(f"argv must be None or a list of str (command-line arguments), got {argv!r}")
     argv = sys.argv[1:] if argv is None else argv
     path = Path(argv[0]) if argv else Path(__file__).resolve().parent / "data" / "frontier.csv"
 

@@ -2,14 +2,126 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from .._validation import positive, real_array
+from .._validation import MAX_ELEMENTS, finite_result, positive, real_array, real_scalar
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
+
+# Regularisation strengths: n * lam, 1 / (n * lam) and the sensitivities 2 / (n lam) stay finite
+# normal floats for any n up to MAX_ELEMENTS rows.
+LAM_MIN, LAM_MAX = 1e-12, 1e12
+
+
+def _check_lam(lam: object, *, allow_zero: bool = False) -> float:
+    """``lam`` as a float in [LAM_MIN, LAM_MAX] (or 0 when ``allow_zero``), else an error naming lam.
+
+    Parameters
+    ----------
+    lam : float
+        Regularisation strength.
+    allow_zero : bool, optional
+        Accept 0 too (default False).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``lam`` is not a real number.
+    ValueError
+        If ``lam`` is not finite or lies outside [1e-12, 1e12] (0 allowed when ``allow_zero``).
+    """
+    value = real_scalar("lam", lam)
+    if allow_zero and value == 0:
+        return 0.0
+    if not LAM_MIN <= value <= LAM_MAX:
+        low = "0 or in " if allow_zero else "in "
+        raise ValueError(f"lam must be {low}[{LAM_MIN:g}, {LAM_MAX:g}], got {value:g}")
+    return value
+
+
+def _check_flag(name: str, value: object) -> bool:
+    """``value`` as a bool (a Python or numpy bool only), else a TypeError naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        A bool.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a bool.
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}")
+    return bool(value)
+
+
+def _check_clip(clip: object) -> float | None:
+    """None, or ``clip`` as a finite float > 0 (an error naming clip otherwise).
+
+    Parameters
+    ----------
+    clip : float or None
+        Cap on each example's loss.
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    TypeError
+        If ``clip`` is not None or a real number.
+    ValueError
+        If ``clip`` is not finite or is <= 0.
+    """
+    return None if clip is None else positive("clip", clip)
+
+
+def _check_holdout_pair(holdout: object, d: int) -> tuple[FloatArray, FloatArray] | None:
+    """None, or a hold-out pair (X, y) checked as by `check_data`, with ``d`` columns.
+
+    Parameters
+    ----------
+    holdout : tuple of array_like or None
+        Hold-out data (X, y).
+    d : int
+        Number of columns the training data have.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+
+    Raises
+    ------
+    TypeError
+        If ``holdout`` is not None or a pair, or an entry is not a real array.
+    ValueError
+        If an entry is not finite or the shapes are wrong.
+    """
+    if holdout is None:
+        return None
+    if not isinstance(holdout, tuple | list) or len(holdout) != 2:
+        raise TypeError(f"holdout must be None or a pair (X, y) of arrays, got {type(holdout).__name__}")
+    X, y = check_data(holdout[0], holdout[1], name="holdout X")
+    if X.shape[1] != d:
+        raise ValueError(f"holdout X must have {d} columns like X, got shape {X.shape}")
+    return X, y
 
 
 def check_data(X: npt.ArrayLike, y: npt.ArrayLike, *, name: str = "X") -> tuple[FloatArray, FloatArray]:
@@ -37,7 +149,7 @@ def check_data(X: npt.ArrayLike, y: npt.ArrayLike, *, name: str = "X") -> tuple[
         If an entry is not finite or the shapes are wrong.
     """
     X = real_array(name, X)
-    y = real_array("y", y)
+    y = real_array("holdout y" if name.startswith("holdout") else "y", y)
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty 2-d array (rows = examples), got shape {X.shape}")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
@@ -56,14 +168,14 @@ class Task:
     Parameters
     ----------
     lam : float
-        Regularisation strength, finite and > 0.
+        Regularisation strength, in [1e-12, 1e12] (so the sensitivities stay finite).
 
     Raises
     ------
     TypeError
         If ``lam`` is not a real number.
     ValueError
-        If ``lam`` is not finite or is <= 0.
+        If ``lam`` is not finite or lies outside [1e-12, 1e12].
 
     References
     ----------
@@ -80,7 +192,7 @@ class Task:
     d: int  # parameter dimension
 
     def __init__(self, lam: float) -> None:
-        self.lam = positive("lam", lam)
+        self.lam = _check_lam(lam)
 
     def release(self, noise: npt.ArrayLike) -> FloatArray:
         """The released parameter for a noise vector (or a stack of them).
@@ -97,8 +209,10 @@ class Task:
 
         Raises
         ------
+        TypeError
+            If ``noise`` is not a real array.
         ValueError
-            If the last dimension of ``noise`` is not ``noise_dim``.
+            If ``noise`` has a non-finite entry or its last dimension is not ``noise_dim``.
         """
         raise NotImplementedError
 
@@ -119,11 +233,15 @@ class Task:
 
         Raises
         ------
+        TypeError
+            If ``params`` is not a real array or ``holdout`` is not a bool.
         ValueError
-            If ``holdout`` is set and the task has no hold-out data.
+            If ``params`` has a non-finite entry or last dimension other than d, if the loss
+            overflows, or if ``holdout`` is set and the task has no hold-out data.
         """
-        params = np.asarray(params, dtype=float)
-        return self._loss(params, holdout=holdout, clip=None)
+        arr = self._params(params)
+        holdout = _check_flag("holdout", holdout)
+        return self._checked_loss(arr, holdout=holdout, clip=None)
 
     def clipped_loss(self, params: npt.ArrayLike) -> FloatArray:
         """Training loss with each example's loss capped at ``loss_bound`` (for private checks).
@@ -137,8 +255,16 @@ class Task:
         -------
         numpy.ndarray
             The loss, shape (...); its sensitivity is ``utility_sensitivity``.
+
+        Raises
+        ------
+        TypeError
+            If ``params`` is not a real array.
+        ValueError
+            If ``params`` has a non-finite entry or last dimension other than d, or the loss overflows.
         """
-        return self._loss(np.asarray(params, dtype=float), holdout=False, clip=self.loss_bound)
+        arr = self._params(params)
+        return self._checked_loss(arr, holdout=False, clip=self.loss_bound)
 
     def batch_loss(self, params: npt.ArrayLike, *, holdout: bool = False, clip: float | None = None) -> FloatArray:
         """Loss of many parameter vectors at once (tasks may trade the last digits for speed).
@@ -150,7 +276,7 @@ class Task:
         holdout : bool, optional
             Use the hold-out data instead of the training data (default False).
         clip : float, optional
-            Cap on each example's loss (default None: no cap).
+            Cap on each example's loss, finite and > 0 (default None: no cap).
 
         Returns
         -------
@@ -159,10 +285,15 @@ class Task:
 
         Raises
         ------
+        TypeError
+            If ``params`` is not a real array, ``holdout`` is not a bool or ``clip`` is not a number.
         ValueError
-            If ``holdout`` is set and the task has no hold-out data.
+            If ``params`` has a non-finite entry or last dimension other than d, ``clip`` is not
+            finite and > 0, the loss overflows, or ``holdout`` is set and the task has no hold-out data.
         """
-        return self._loss(np.asarray(params, dtype=float), holdout=holdout, clip=clip)
+        arr = self._params(params)
+        holdout, clip = _check_flag("holdout", holdout), _check_clip(clip)
+        return self._checked_loss(arr, holdout=holdout, clip=clip)
 
     @property
     def utility_sensitivity(self) -> float:
@@ -179,8 +310,40 @@ class Task:
         return float(self.loss(self.optimum))
 
     def _noise(self, noise: npt.ArrayLike) -> FloatArray:
-        """``noise`` as a float array, checked to have last dimension ``noise_dim``."""
-        arr = np.asarray(noise, dtype=float)
-        if arr.shape[-1] != self.noise_dim:
-            raise ValueError(f"noise must have last dimension {self.noise_dim}, got shape {arr.shape}")
-        return arr
+        """``noise`` as a finite float array, checked to have last dimension ``noise_dim``."""
+        return _stack("noise", noise, self.noise_dim)
+
+    def _params(self, params: npt.ArrayLike) -> FloatArray:
+        """``params`` as a finite float array, checked to have last dimension ``d``."""
+        return _stack("params", params, self.d)
+
+    def _checked_loss(self, params: FloatArray, *, holdout: bool, clip: float | None) -> FloatArray:
+        """``_loss`` of validated arguments, or an error naming params if it overflowed."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            loss = self._loss(params, holdout=holdout, clip=clip)
+        return self._finite_loss(loss)
+
+    @staticmethod
+    def _finite_loss(loss: FloatArray) -> FloatArray:
+        """``loss``, or an error naming params if it overflowed."""
+        return finite_result("params", loss, "the loss")
+
+    def _checked_release(self, noise: npt.ArrayLike, release: Callable[[FloatArray], FloatArray]) -> FloatArray:
+        """``release`` of the validated ``noise``, or an error naming noise if it overflowed."""
+        arr = self._noise(noise)
+        try:
+            with np.errstate(all="ignore"):
+                params = release(arr)
+        except np.linalg.LinAlgError as exc:
+            raise ValueError(f"noise is too large here: the released parameter cannot be computed ({exc})") from None
+        return finite_result("noise", params, "the released parameter")
+
+
+def _stack(name: str, value: object, dim: int) -> FloatArray:
+    """``value`` as a finite float array of shape (..., dim) with at most MAX_ELEMENTS entries."""
+    arr = real_array(name, value)
+    if arr.ndim == 0 or arr.shape[-1] != dim:
+        raise ValueError(f"{name} must have last dimension {dim}, got shape {arr.shape}")
+    if arr.size > MAX_ELEMENTS:
+        raise ValueError(f"{name} must have at most {MAX_ELEMENTS:g} entries, got shape {arr.shape}")
+    return arr

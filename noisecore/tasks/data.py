@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TypeAlias
@@ -13,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._base import FloatArray
-from .._validation import SeedLike, generator, positive, positive_int
+from .._validation import MAX_ELEMENTS, SeedLike, bounded_int, generator, positive, real_array
 
 #: A file's content (bytes or text) or a path to read.
 FileData: TypeAlias = bytes | bytearray | memoryview | str | Path
@@ -27,14 +28,23 @@ def normalize_rows(X: npt.ArrayLike) -> FloatArray:
     Parameters
     ----------
     X : array_like
-        Shape (n, d).
+        Shape (n, d), finite.
 
     Returns
     -------
     numpy.ndarray
         A new float array of the same shape.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` is not a real array.
+    ValueError
+        If ``X`` is not 2-d or has a non-finite entry.
     """
-    X = np.asarray(X, dtype=float)
+    X = real_array("X", X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-d array (rows = examples), got shape {X.shape}")
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     return np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
 
@@ -48,7 +58,7 @@ def synthetic_classification(n: int = 10_000, *, d: int = 38, rng: SeedLike = No
     n : int, optional
         Rows, >= 1 (default 10,000).
     d : int, optional
-        Features, >= 1 (default 38).
+        Features, >= 1 (default 38); n * d at most 1e8.
     rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
         Seed or Generator.
 
@@ -64,13 +74,13 @@ def synthetic_classification(n: int = 10_000, *, d: int = 38, rng: SeedLike = No
     TypeError
         If ``n`` or ``d`` is not an integer, or ``rng`` is not a seed.
     ValueError
-        If ``n`` or ``d`` is < 1.
+        If ``n`` or ``d`` is < 1, or n * d is above 1e8.
 
     References
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
     """
-    n, d = positive_int("n", n), positive_int("d", d)
+    n, d = _shape(n, d)
     rng = generator(rng)
     direction = rng.normal(size=d)
     direction /= np.linalg.norm(direction)
@@ -91,7 +101,7 @@ def synthetic_regression(n: int = 10_000, *, d: int = 77, rng: SeedLike = None) 
     n : int, optional
         Rows, >= 1 (default 10,000).
     d : int, optional
-        Features, >= 1 (default 77).
+        Features, >= 1 (default 77); n * d at most 1e8.
     rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
         Seed or Generator.
 
@@ -107,18 +117,35 @@ def synthetic_regression(n: int = 10_000, *, d: int = 77, rng: SeedLike = None) 
     TypeError
         If ``n`` or ``d`` is not an integer, or ``rng`` is not a seed.
     ValueError
-        If ``n`` or ``d`` is < 1.
+        If ``n`` or ``d`` is < 1, or n * d is above 1e8.
 
     References
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6.
     """
-    n, d = positive_int("n", n), positive_int("d", d)
+    n, d = _shape(n, d)
     rng = generator(rng)
     X = normalize_rows(np.abs(rng.normal(size=(n, d))) ** 1.5)
     beta = rng.normal(size=d) / np.sqrt(d)
     y = np.clip(X @ beta * 2.0 + rng.normal(scale=0.1, size=n), -1.0, 1.0)
     return X, y
+
+
+def _shape(n: object, d: object) -> tuple[int, int]:
+    """(n, d) checked: integers >= 1 with n * d <= MAX_ELEMENTS."""
+    rows, cols = bounded_int("n", n), bounded_int("d", d)
+    if rows * cols > MAX_ELEMENTS:
+        raise ValueError(f"n * d must be at most {MAX_ELEMENTS:g}, got n={rows}, d={cols}")
+    return rows, cols
+
+
+def _path(path: object) -> str | Path:
+    """``path`` if it is a str or a path-like object, else a TypeError naming path."""
+    if isinstance(path, str | Path):
+        return path
+    if isinstance(path, os.PathLike):
+        return Path(path)
+    raise TypeError(f"path must be a str or a path-like object, got {type(path).__name__}")
 
 
 def split(X: FloatArray, y: FloatArray, *, n_train: int) -> tuple[Dataset, Dataset]:
@@ -127,25 +154,33 @@ def split(X: FloatArray, y: FloatArray, *, n_train: int) -> tuple[Dataset, Datas
     Parameters
     ----------
     X : numpy.ndarray
-        Design matrix, one row per example.
+        Design matrix, one row per example, finite.
     y : numpy.ndarray
-        Targets, one per row.
+        Targets, one per row, finite.
     n_train : int
         Training rows, from 1 to len(y) - 1.
 
     Returns
     -------
     (X_train, y_train), (X_hold, y_hold) : tuple of numpy.ndarray
-        Views of the inputs.
+        Views of the inputs (of ``numpy.asarray`` of them).
 
     Raises
     ------
     TypeError
-        If ``n_train`` is not an integer.
+        If ``X`` or ``y`` is not a real array, or ``n_train`` is not an integer.
     ValueError
-        If ``n_train`` is < 1 or >= len(y).
+        If ``X`` or ``y`` has a non-finite entry, ``X`` is not at least 1-d, ``y`` is not 1-d
+        with one entry per row of ``X``, or ``n_train`` is < 1 or >= len(y).
     """
-    n_train = positive_int("n_train", n_train)
+    real_array("X", X)
+    real_array("y", y)
+    X, y = np.asarray(X), np.asarray(y)
+    if X.ndim == 0:
+        raise ValueError(f"X must have one row per example, got shape {X.shape}")
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be 1-d with one entry per row of X: got {y.shape} for {X.shape}")
+    n_train = bounded_int("n_train", n_train)
     if n_train >= len(y):
         raise ValueError(f"n_train must be < the number of rows {len(y)}, got {n_train}")
     return (X[:n_train], y[:n_train]), (X[n_train:], y[n_train:])
@@ -283,7 +318,7 @@ def table_task_data(
     target : str, optional
         The column to predict (required for logistic and ridge; default None).
     max_rows : int, optional
-        Rows kept at most, >= 1 (default 20,000).
+        Rows kept at most, from 40 to 1e8 (default 20,000).
     rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator, optional
         Seed or Generator for the shuffle.
 
@@ -296,21 +331,29 @@ def table_task_data(
     Raises
     ------
     TypeError
-        If ``max_rows`` is not an integer or ``rng`` is not a seed.
+        If ``names`` is not an iterable of str, ``values`` is not a real array, ``target`` is
+        not None or a str, ``max_rows`` is not an integer or ``rng`` is not a seed.
     ValueError
-        If ``task`` is unknown; the shapes do not match or a value is not finite; ``target`` is
+        If ``task`` is unknown; ``max_rows`` is outside [40, 1e8]; the shapes do not match or a
+        value is not finite; ``target`` is
         missing or not a column; there is no feature column, or more than the task allows
         (logistic 500, ridge 80, mean 500); there are fewer than 40 rows; or, for the logistic
         task, the target does not hold exactly two classes, or a class misses one half.
     """
-    if task not in MAX_FEATURES:
+    if not isinstance(task, str) or task not in MAX_FEATURES:
         raise ValueError(f'task must be "logistic", "ridge" or "mean", got {task!r}')
+    if isinstance(names, str | bytes) or not isinstance(names, Iterable):
+        raise TypeError(f"names must be an iterable of str (column names), got {type(names).__name__}")
     names = list(names)
-    values = np.asarray(values, dtype=float)
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError("names must be an iterable of str (column names)")
+    if target is not None and not isinstance(target, str):
+        raise TypeError(f"target must be None or a column name (str), got {type(target).__name__}")
+    max_rows = bounded_int("max_rows", max_rows, MIN_ROWS, MAX_ELEMENTS)
+    rng = generator(rng)
+    values = real_array("values", values)
     if values.ndim != 2 or values.shape[1] != len(names):
         raise ValueError(f"values must have one column per name: got shape {values.shape} for {len(names)} names")
-    if not np.isfinite(values).all():
-        raise ValueError("values must be finite")
     if target is None and task != "mean":
         raise ValueError(f"choose the target column to predict (one of: {', '.join(names)})")
     if target is not None and target not in names:
@@ -326,7 +369,7 @@ def table_task_data(
             f"too few rows to train on: {rows}; the experiments need at least {MIN_ROWS} "
             f"({MIN_ROWS // 2} to train, {MIN_ROWS // 2} public hold-out)"
         )
-    order = generator(rng).permutation(rows)[: positive_int("max_rows", max_rows)]
+    order = rng.permutation(rows)[:max_rows]
     X = values[order][:, features]
     y = None if target is None else values[order, names.index(target)]
     half = X.shape[0] // 2
@@ -372,10 +415,10 @@ def load_kddcup(path: str | Path, *, max_rows: int | None = None) -> Dataset:
 
     Parameters
     ----------
-    path : str or pathlib.Path
+    path : str or path-like
         The data file (UTF-8 text, 42 comma-separated fields per line).
     max_rows : int, optional
-        Read at most this many rows, >= 1 (default None: all).
+        Read at most this many rows, from 1 to 1e8 (default None: all).
 
     Returns
     -------
@@ -387,15 +430,17 @@ def load_kddcup(path: str | Path, *, max_rows: int | None = None) -> Dataset:
     Raises
     ------
     TypeError
-        If ``max_rows`` is not an integer.
+        If ``path`` is not a str or path-like, or ``max_rows`` is not an integer.
     ValueError
         If the file cannot be read, is not UTF-8, has no data rows, or a line is refused as
-        above; or ``max_rows`` is < 1.
+        above; or ``max_rows`` is outside [1, 1e8].
 
     References
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6 (the logistic regression data).
     """
+    path = _path(path)
+    limit = None if max_rows is None else bounded_int("max_rows", max_rows, 1, MAX_ELEMENTS)
     rows: list[list[float]] = []
     labels: list[float] = []
     for line_no, fields in _lines(path, str(path)):
@@ -418,7 +463,7 @@ def load_kddcup(path: str | Path, *, max_rows: int | None = None) -> Dataset:
                 f"{where}: unknown label {fields[41].strip()!r} (expected normal. or a KDD Cup 99 attack "
                 "type such as smurf.)"
             )
-        if max_rows is not None and len(rows) >= positive_int("max_rows", max_rows):
+        if limit is not None and len(rows) >= limit:
             break
     if not rows:
         raise ValueError(f"{path}: no data rows")
@@ -435,10 +480,10 @@ def load_twitter_buzz(path: str | Path, *, max_rows: int | None = None, max_popu
 
     Parameters
     ----------
-    path : str or pathlib.Path
+    path : str or path-like
         The data file (UTF-8 text, 78 comma-separated values per line; field 77 is the popularity).
     max_rows : int, optional
-        Read at most this many rows, >= 1 (default None: all).
+        Read at most this many rows, from 1 to 1e8 (default None: all).
     max_popularity : float, optional
         Public bound on the popularity, > 0 (default None: the largest in the file).
 
@@ -452,16 +497,20 @@ def load_twitter_buzz(path: str | Path, *, max_rows: int | None = None, max_popu
     Raises
     ------
     TypeError
-        If ``max_rows`` or ``max_popularity`` has the wrong type.
+        If ``path`` is not a str or path-like, or ``max_rows`` or ``max_popularity`` has the
+        wrong type.
     ValueError
         If the file cannot be read, is not UTF-8, has no data rows, or a value is refused as
-        above; if ``max_rows`` is < 1; or if ``max_popularity`` is not > 0 or is below a
+        above; if ``max_rows`` is outside [1, 1e8]; or if ``max_popularity`` is not > 0 or is below a
         popularity in the file.
 
     References
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6 (the ridge regression data).
     """
+    path = _path(path)
+    limit = None if max_rows is None else bounded_int("max_rows", max_rows, 1, MAX_ELEMENTS)
+    bound_given = None if max_popularity is None else positive("max_popularity", max_popularity)
     data: list[list[float]] = []
     for line_no, fields in _lines(path, str(path)):
         where = f"{path}, line {line_no}"
@@ -470,13 +519,13 @@ def load_twitter_buzz(path: str | Path, *, max_rows: int | None = None, max_popu
         data.append([_number(v, f"{where}, field {j}") for j, v in enumerate(fields)])
         if data[-1][77] < 0:
             raise ValueError(f"{where}: popularity (field 77) must be >= 0, got {data[-1][77]:g}")
-        if max_rows is not None and len(data) >= positive_int("max_rows", max_rows):
+        if limit is not None and len(data) >= limit:
             break
     if not data:
         raise ValueError(f"{path}: no data rows")
     arr = np.array(data)
     target = np.log1p(arr[:, 77])
-    bound = target.max() if max_popularity is None else math.log1p(positive("max_popularity", max_popularity))
+    bound = target.max() if bound_given is None else math.log1p(bound_given)
     if (target > bound).any():
         raise ValueError(f"max_popularity {max_popularity:g} is below a popularity in the file")
     return normalize_rows(arr[:, :77]), target / bound if bound > 0 else target

@@ -10,10 +10,11 @@ import numpy as np
 import numpy.typing as npt
 from scipy import optimize
 
-from .base import FloatArray, Task, check_data
+from .base import FloatArray, Task, _check_clip, _check_flag, _check_holdout_pair, check_data
 
 _CHUNK = 2048  # parameter vectors per matrix product (memory: n * _CHUNK floats)
 _FAST_CHUNK = 128  # rows of margins per elementwise slice (stays in cache)
+_FLOAT32_SAFE = 1e30  # larger parameters go to the exact float64 loss (float32 margins would overflow)
 
 
 class LogisticRegressionTask(Task):
@@ -28,17 +29,18 @@ class LogisticRegressionTask(Task):
     y : array_like
         Labels in {-1, +1}, shape (n,).
     lam : float, optional
-        Regularisation strength, > 0 (default 0.05).
+        Regularisation strength, in [1e-12, 1e12] (default 0.05).
     holdout : tuple of array_like, optional
-        Hold-out data (X, y) for ``loss(..., holdout=True)``.
+        Hold-out data (X, y) for ``loss(..., holdout=True)``, with as many columns as ``X``.
 
     Raises
     ------
     TypeError
-        If an input is not a real array or ``lam`` is not a real number.
+        If an input is not a real array, ``holdout`` is not None or a pair, or ``lam`` is not a
+        real number.
     ValueError
         If the shapes are wrong, an entry is not finite, a label is not -1 or +1, a row has
-        norm > 1, or ``lam`` <= 0.
+        norm > 1, or ``lam`` lies outside [1e-12, 1e12].
 
     References
     ----------
@@ -64,7 +66,7 @@ class LogisticRegressionTask(Task):
         self.X, self.y = X, y
         self.n, self.d = X.shape
         self.noise_dim = self.d
-        self.holdout = None if holdout is None else check_data(*holdout, name="holdout X")
+        self.holdout = _check_holdout_pair(holdout, self.d)
         self.l2_sensitivity = 2 / (self.n * self.lam)
         self.l1_sensitivity = math.sqrt(self.d) * self.l2_sensitivity
         self.optimum = self._fit()
@@ -103,10 +105,12 @@ class LogisticRegressionTask(Task):
 
         Raises
         ------
+        TypeError
+            If ``noise`` is not a real array.
         ValueError
-            If the last dimension of ``noise`` is not d.
+            If ``noise`` has a non-finite entry, its last dimension is not d, or the result overflows.
         """
-        return self.optimum + self._noise(noise)
+        return self._checked_release(noise, lambda arr: self.optimum + arr)
 
     def _loss(self, params: FloatArray, *, holdout: bool, clip: float | None) -> FloatArray:
         """Exact loss in float64, block by block."""
@@ -133,7 +137,7 @@ class LogisticRegressionTask(Task):
         holdout : bool, optional
             Use the hold-out data instead of the training data (default False).
         clip : float, optional
-            Cap on each example's loss (default None: no cap).
+            Cap on each example's loss, finite and > 0 (default None: no cap).
 
         Returns
         -------
@@ -142,11 +146,17 @@ class LogisticRegressionTask(Task):
 
         Raises
         ------
+        TypeError
+            If ``params`` is not a real array, ``holdout`` is not a bool or ``clip`` is not a number.
         ValueError
-            If ``holdout`` is set and the task has no hold-out data.
+            If ``params`` has a non-finite entry or last dimension other than d, ``clip`` is not
+            finite and > 0, the loss overflows, or ``holdout`` is set and the task has no hold-out data.
         """
+        params = self._params(params)
+        holdout, clip = _check_flag("holdout", holdout), _check_clip(clip)
+        if params.size and np.abs(params).max() > _FLOAT32_SAFE:  # float32 margins would overflow
+            return self._checked_loss(params, holdout=holdout, clip=clip)
         X, y = (self.X, self.y) if not holdout else self._holdout_data()
-        params = np.asarray(params, dtype=float)
         flat = params.reshape(-1, self.d)
         signed_t = np.ascontiguousarray((y[:, None] * X).T, dtype=np.float32)
         out = np.empty(flat.shape[0])
@@ -170,13 +180,13 @@ class LogisticRegressionTask(Task):
         out[:] = self.lam / 2 * np.sum(flat * flat, axis=1)
         if flat.shape[0] <= _FAST_CHUNK:  # small batches: no pool
             softplus_means(flat.astype(np.float32) @ signed_t, 0)
-            return out.reshape(params.shape[:-1])
+            return self._finite_loss(out.reshape(params.shape[:-1]))
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for start in range(0, flat.shape[0], _CHUNK):
                 margins = flat[start : start + _CHUNK].astype(np.float32) @ signed_t
                 slices = range(0, margins.shape[0], _FAST_CHUNK)
                 list(pool.map(lambda i, m=margins, s=start: softplus_means(m[i : i + _FAST_CHUNK], s + i), slices))
-        return out.reshape(params.shape[:-1])
+        return self._finite_loss(out.reshape(params.shape[:-1]))
 
     def _holdout_data(self) -> tuple[FloatArray, FloatArray]:
         """The hold-out (X, y), or an error if there are none."""

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._validation import real_array
-from .base import FloatArray, Task
+from .base import FloatArray, Task, _check_lam
 
 _CHUNK = 64  # parameter vectors per block when clipping example by example
 
@@ -23,23 +23,24 @@ class MeanEstimationTask(Task):
     X : array_like
         Rows x_i, shape (n, d) with n, d >= 1, each of l2 norm <= 1.
     lam : float, optional
-        Regularisation strength; negative values are taken as 0 (default 0).
+        Regularisation strength, 0 or in [1e-12, 1e12] (default 0).
     holdout : array_like, optional
-        Hold-out rows for ``loss(..., holdout=True)``.
+        Hold-out rows for ``loss(..., holdout=True)``, shape (m, d) with m >= 1.
 
     Raises
     ------
     TypeError
-        If ``X`` or ``holdout`` is not a real array.
+        If ``X`` or ``holdout`` is not a real array, or ``lam`` is not a real number.
     ValueError
-        If ``X`` has the wrong shape, a non-finite entry or a row of norm > 1.
+        If ``X`` or ``holdout`` has the wrong shape or a non-finite entry, ``X`` has a row of
+        norm > 1, or ``lam`` is neither 0 nor in [1e-12, 1e12].
     """
 
     name = "mean"
     loss_bound = 2.0  # (1/2) ||x - beta||^2 <= 2 when both lie in the unit ball
 
     def __init__(self, X: npt.ArrayLike, *, lam: float = 0.0, holdout: npt.ArrayLike | None = None) -> None:
-        self.lam = max(0.0, float(lam))
+        self.lam = _check_lam(lam, allow_zero=True)
         X = real_array("X", X)
         if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
             raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
@@ -49,6 +50,12 @@ class MeanEstimationTask(Task):
         self.n, self.d = X.shape
         self.noise_dim = self.d
         self.holdout = None if holdout is None else real_array("holdout", holdout)
+        if self.holdout is not None and (
+            self.holdout.ndim != 2 or self.holdout.shape[0] == 0 or self.holdout.shape[1] != self.d
+        ):
+            raise ValueError(
+                f"holdout must be a non-empty 2-d array with {self.d} columns, got shape {self.holdout.shape}"
+            )
         self.optimum = X.mean(axis=0) / (1 + self.lam)
         self.l2_sensitivity = 2 / (self.n * (1 + self.lam))
         self.l1_sensitivity = math.sqrt(self.d) * self.l2_sensitivity
@@ -69,10 +76,12 @@ class MeanEstimationTask(Task):
 
         Raises
         ------
+        TypeError
+            If ``noise`` is not a real array.
         ValueError
-            If the last dimension of ``noise`` is not d.
+            If ``noise`` has a non-finite entry, its last dimension is not d, or the result overflows.
         """
-        return self.optimum + self._noise(noise)
+        return self._checked_release(noise, lambda arr: self.optimum + arr)
 
     def _data(self, holdout: bool) -> FloatArray:
         """The training rows, or the hold-out rows (an error if there are none)."""

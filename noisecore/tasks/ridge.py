@@ -7,7 +7,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from .base import FloatArray, Task, check_data
+from .._validation import MAX_ELEMENTS
+from .base import FloatArray, Task, _check_holdout_pair, check_data
 
 _CHUNK = 2048
 
@@ -27,17 +28,18 @@ class RidgeRegressionTask(Task):
     y : array_like
         Targets in [-1, 1], shape (n,).
     lam : float, optional
-        Regularisation strength, > 0 (default 0.05).
+        Regularisation strength, in [1e-12, 1e12] (default 0.05).
     holdout : tuple of array_like, optional
-        Hold-out data (X, y) for ``loss(..., holdout=True)``.
+        Hold-out data (X, y) for ``loss(..., holdout=True)``, with as many columns as ``X``.
 
     Raises
     ------
     TypeError
-        If an input is not a real array or ``lam`` is not a real number.
+        If an input is not a real array, ``holdout`` is not None or a pair, or ``lam`` is not a
+        real number.
     ValueError
-        If the shapes are wrong, an entry is not finite, |y| > 1, a row has norm > 1, or
-        ``lam`` <= 0.
+        If the shapes are wrong, an entry is not finite, |y| > 1, a row has norm > 1, ``X`` is
+        too large to release (d^2 + d noise values above 1e8), or ``lam`` lies outside [1e-12, 1e12].
 
     References
     ----------
@@ -64,7 +66,9 @@ class RidgeRegressionTask(Task):
         self.X, self.y = X, y
         self.n, self.d = X.shape
         self.noise_dim = self.d * self.d + self.d
-        self.holdout = None if holdout is None else check_data(*holdout, name="holdout X")
+        if self.noise_dim > MAX_ELEMENTS:
+            raise ValueError(f"X must have at most 9999 columns (d^2 + d noise values), got shape {X.shape}")
+        self.holdout = _check_holdout_pair(holdout, self.d)
         self.gram = X.T @ X
         self.cross = X.T @ y
         self.yy = float(y @ y)
@@ -97,10 +101,16 @@ class RidgeRegressionTask(Task):
 
         Raises
         ------
+        TypeError
+            If ``noise`` is not a real array.
         ValueError
-            If the last dimension of ``noise`` is not d^2 + d.
+            If ``noise`` has a non-finite entry, its last dimension is not d^2 + d, or the result
+            overflows.
         """
-        noise = self._noise(noise)
+        return self._checked_release(noise, self._release)
+
+    def _release(self, noise: FloatArray) -> FloatArray:
+        """`release` of validated noise."""
         lead = noise.shape[:-1]
         flat = noise.reshape(-1, self.noise_dim)
         d = self.d

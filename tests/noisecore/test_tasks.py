@@ -194,7 +194,7 @@ def test_twitter_loader(tmp_path):
         (lambda: LogisticRegressionTask(np.ones((2, 2)), np.ones(2)), "norm <= 1"),
         (lambda: RidgeRegressionTask(np.ones((2, 2)) / 2, np.array([2.0, 0.0])), "\\[-1, 1\\]"),
         (lambda: RidgeRegressionTask(np.ones(3), np.ones(3)), "2-d"),
-        (lambda: default_task("svm", rng=0), "task must be"),
+        (lambda: default_task("svm", rng=0), "name must be"),
     ],
 )
 def test_bad_task_input(make, message):
