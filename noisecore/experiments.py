@@ -643,7 +643,7 @@ def _checked_setup(
     if eps[0] <= boundary.floor():
         raise ValueError(
             f"epsilons must exceed the tuned boundary's floor {boundary.floor():.4g} "
-            f"(the linear boundary tuned for {tuned_epsilon:g} never reaches lower levels)"
+            f"(the linear boundary tuned for tuned_epsilon={tuned_epsilon:g} never reaches lower levels)"
         )
     return eps, delta, boundary
 
@@ -827,7 +827,7 @@ def combine_chunks(
             raise TypeError(f"chunks must hold ChunkResult objects only, got a {type(chunk).__name__}")
         for losses in (chunk.train_bm, chunk.train_lnr):
             if not isinstance(losses, np.ndarray) or losses.ndim != 2 or losses.shape[1] != eps.size:
-                raise ValueError(f"chunks must have one loss column per level ({eps.size} levels)")
+                raise ValueError(f"chunks must have one loss column per level of epsilons ({eps.size} levels)")
         if target is not None and any(
             key not in chunk.ex_post or key not in chunk.stop_index for key in STOPPING_RULES
         ):
