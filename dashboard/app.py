@@ -125,7 +125,9 @@ class NoiseLab(pn.viewable.Viewer):
         self.controls = controls(self.settings, show_tab=self._show_tab)
         self.tabs = pn.Tabs(
             *zip(TABS, self._slots, strict=True),
-            dynamic=True,
+            # not dynamic: re-rendering a tab on each switch left the old plots' data bounds in the
+            # axis ranges (Bokeh keeps them per plot view), so axes stopped following the data
+            dynamic=False,
             sizing_mode="stretch_width",
             stylesheets=[".bk-headers-wrapper { flex-wrap: wrap; }"],
         )

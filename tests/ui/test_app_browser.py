@@ -355,6 +355,40 @@ def test_large_type_enlarges_buttons_without_overlap(browser, server_url, size):
     page.close()
 
 
+WALK_RANGES_JS = """() => {
+  const doc = Bokeh.documents[0];
+  const now = doc.get_model_by_name('rewind-now');
+  for (const m of doc.all_models) {
+    if (m.renderers && m.x_range && m.renderers.some((r) => r.data_source === now)) {
+      return [m.x_range.start, m.x_range.end, m.y_range.start, m.y_range.end];
+    }
+  }
+  return null;
+}"""
+
+
+def test_rewind_axes_follow_the_data_after_a_tab_switch(watched_page, server_url):
+    """Tabs were re-rendered on every switch; the old plot's data bounds stayed in the axis ranges, so
+    after epsilon 0.05, a tab switch and Reset the walk sat flat in axes up to t = 3.6e6. The axes now
+    return to their first extent."""
+    page = watched_page
+    page.goto(server_url)
+    wait_for_app(page)
+    page.wait_for_timeout(1000)
+    first = page.evaluate(WALK_RANGES_JS)
+    handle = page.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("Home")
+    page.wait_for_function(f"() => ({WALK_RANGES_JS})()[1] > 10 * {first[1]}", timeout=20_000)
+    show_tab(page, "Privacy boundaries")
+    show_tab(page, "Brownian rewind")
+    page.get_by_role("button", name="Reset").click()
+    page.wait_for_function(f"() => ({WALK_RANGES_JS})()[1] < 2 * {first[1]}", timeout=20_000)
+    after = page.evaluate(WALK_RANGES_JS)
+    assert after == pytest.approx(first, rel=1e-6)
+    assert page.problems == []
+
+
 def test_hidden_tab_shows_a_loading_state_then_data(watched_page, server_url):
     page = watched_page
     page.goto(server_url)
