@@ -103,7 +103,6 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
     )
     seed = pn.widgets.IntInput.from_param(settings.param.seed, label="seed", description=settings.param.seed.doc)
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
-    reset.on_click(lambda _event: settings.reset())
     preset = pn.widgets.Select(
         label="Presets",
         options=["Choose a scenario...", *PRESETS],
@@ -118,6 +117,12 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
                 show_tab(tab)
 
     preset.param.watch(apply_preset, "value")
+
+    def reset_all(_event):
+        settings.reset()
+        preset.value = preset.options[0]  # the defaults are no scenario: the box says so again
+
+    reset.on_click(reset_all)
     large = pn.widgets.Toggle.from_param(settings.param.large_type, label="Large type (projector)")
     large.jscallback(value=LARGE_TYPE_JS, args={"toggle": large})
     return pn.Column(

@@ -51,9 +51,7 @@ class RatView(BaseView):
         self.src_hist = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.src_eps = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
         self.src_err = {r: ColumnDataSource({"left": [], "right": [], "top": []}) for r in RAT_RULES}
-        self.fig_rounds = new_figure(
-            "one run, round by round", x_axis_label="round n", y_axis_label="accuracy on the private records"
-        )
+        self.fig_rounds = new_figure("one run, round by round", x_axis_label="round n", y_axis_label="private accuracy")
         self.fig_rounds.line(
             "n",
             "accuracy",
@@ -98,6 +96,8 @@ class RatView(BaseView):
         )
         self.fig_rounds.add_layout(self.target_line)
         self.fig_hist = new_figure(f"stopping round over {RUNS} runs", x_axis_label="round", y_axis_label="runs")
+        for fig in (self.fig_rounds, self.fig_hist):  # rounds are whole numbers
+            fig.xaxis.ticker.min_interval = 1
         self.fig_eps = new_figure(
             f"ex-post epsilon over {RUNS} runs", x_axis_label="ex-post epsilon", y_axis_label="runs"
         )

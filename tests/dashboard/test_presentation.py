@@ -8,6 +8,7 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+import panel as pn
 import pytest
 
 from dashboard.app import NoiseLab, logo_uri, page_css
@@ -261,3 +262,16 @@ def test_panel_serve_of_the_app_file_works(tmp_path):
     text = log.read_text()
     assert "Discarding session" in text, text[-3000:]  # the unused session was dropped
     assert "Traceback" not in text and "ERROR" not in text and "failed" not in text, text[-3000:]
+
+
+def test_reset_clears_the_preset_box():
+    """After Reset the box still named the last preset while the sliders showed the defaults."""
+    lab = NoiseLab()
+    select = lab.controls.objects[0]
+    reset = next(b for b in lab.controls.select(pn.widgets.Button) if b.name == "Reset")
+    name = next(n for n, (_, values) in PRESETS.items() if any(DEFAULTS.get(k) != v for k, v in values.items()))
+    select.value = name
+    assert any(getattr(lab.settings, k) != v for k, v in DEFAULTS.items())
+    reset.clicks += 1
+    assert select.value == select.options[0]
+    assert all(getattr(lab.settings, k) == v for k, v in DEFAULTS.items())
