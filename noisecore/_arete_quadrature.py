@@ -99,10 +99,12 @@ def _kve_table(nu: float) -> FloatArray:
     return coef
 
 
-def _chebyshev_log(coef: FloatArray, s: FloatArray) -> FloatArray:
-    """log(sqrt(z) e^z K_nu(z)) at s = log z (1-D, inside the table's range) by Clenshaw's recurrence."""
-    u = (s - _TABLE_S0) / _TABLE_WIDTH
-    idx = np.minimum(u.astype(np.intp), _TABLE_PANELS - 1)
+def _chebyshev_log(coef: FloatArray, s: FloatArray, s0: float = _TABLE_S0, width: float = _TABLE_WIDTH) -> FloatArray:
+    """A panel table's interpolant at s (1-D, inside its range) by Clenshaw's recurrence: coef has
+    shape (degree, panels), panel k spans [s0 + k width, s0 + (k + 1) width] (by default the
+    log(sqrt(z) e^z K_nu(z)) table in s = log z)."""
+    u = (s - s0) / width
+    idx = np.minimum(u.astype(np.intp), coef.shape[1] - 1)
     x2 = 4 * (u - idx) - 2
     b1 = coef[-1].take(idx)
     b2 = np.zeros_like(u)
