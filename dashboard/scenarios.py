@@ -333,6 +333,7 @@ class NoiseComparison:
     certified: dict  # name -> worst-case privacy loss at the sensitivity (numerical supremum for Arete)
     arete: object  # the noise shown as "Arete": an Arete, or the Laplace limit (alpha -> 0) itself
     arete_note: str  # where the Arete comes from
+    source: str  # the Arete's source: "calibrated", "lemma3", "local-search" or "manual"
     laplace_limit: bool  # True when the best Arete here is Laplace itself
     users: int
     share_std: dict  # name -> std of one user's share when n users split the noise (None: cannot split)
@@ -425,6 +426,7 @@ def noise_comparison(
         certified=certified,
         arete=arete,
         arete_note=note,
+        source=source,
         laplace_limit=limit,
         users=users,
         share_std={k: (math.sqrt(variance[k] / users) if DIVISIBLE[k] else None) for k in NOISE_NAMES},

@@ -353,9 +353,8 @@ class AreteKernel:
         n_pieces = len(a)
         int_a = np.zeros(n_pieces)
         int_b = np.zeros(n_pieces)
-        int_c = np.zeros(n_pieces)
+        int_c = np.zeros(n_pieces) if with_c else None
         ka, kb, kc = self.kappa_a, self.kappa_b, 1 / self.mu
-        backward_rates = [kb, kc] if with_c else [kb]
         # innermost piece [0, inner]
         if self.alpha < 0.5:
             q = 2 * self.alpha
@@ -370,7 +369,7 @@ class AreteKernel:
             w = w * inner
         int_a[0] = np.sum(w * h * np.exp(-(inner - x) * ka))
         int_b[0] = np.sum(w * h * np.exp(-x * kb))
-        if with_c:
+        if int_c is not None:
             int_c[0] = np.sum(w * h * np.exp(-x * kc))
         # graded pieces
         rest = np.arange(1, n_pieces)
@@ -392,15 +391,15 @@ class AreteKernel:
             hw = self.scaled_density(x) * (length[idx, None] * w)
             int_a[idx] = np.sum(hw * np.exp(-(length[idx, None] - offset) * ka), axis=1)
             int_b[idx] = np.sum(hw * np.exp(-offset * kb), axis=1)
-            if with_c:
+            if int_c is not None:
                 int_c[idx] = np.sum(hw * np.exp(-offset * kc), axis=1)
         big_a = _linear_recurrence(length * ka, int_a)
-        backward_inc = np.vstack([int_b[::-1], int_c[::-1]])[: len(backward_rates)]
-        backward = _linear_recurrence(np.outer(backward_rates, length[::-1]), backward_inc)
+        rates, incs = ([kb, kc], [int_b, int_c]) if int_c is not None else ([kb], [int_b])
+        backward = _linear_recurrence(np.outer(rates, length[::-1]), np.vstack(incs)[:, ::-1])
         # values at edges: A at right ends (edge k+1), B, C at left ends (edge k)
         at_a = np.concatenate([[0.0], big_a])
         at_b = np.concatenate([backward[0, ::-1], [0.0]])
-        at_c = np.concatenate([backward[1, ::-1], [0.0]]) if with_c else None
+        at_c = np.concatenate([backward[1, ::-1], [0.0]]) if int_c is not None else None
         return edges, at_a, at_b, at_c
 
     def mean_abs(self, b0: float | None = None) -> float:

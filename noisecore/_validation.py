@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 from typing import SupportsFloat, TypeAlias, TypeVar
 
 import numpy as np
@@ -384,6 +385,31 @@ def sample_size(name: str, value: object, per_item: int = 1) -> int | tuple[int,
     if int(np.prod(dims, dtype=float)) * per_item > MAX_ELEMENTS:
         raise ValueError(f"{name} asks for more than {MAX_ELEMENTS:g} values, got {value}")
     return dims if isinstance(value, (tuple, list)) else dims[0]
+
+
+def file_path(name: str, value: object) -> str | os.PathLike[str]:
+    """A file path: a str or a path-like object, else a TypeError naming ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name used in error messages.
+    value : object
+        The path.
+
+    Returns
+    -------
+    str or os.PathLike
+        ``value`` itself.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is neither a str nor path-like.
+    """
+    if isinstance(value, str | os.PathLike):
+        return value
+    raise TypeError(f"{name} must be a str or a path-like object, got {type(value).__name__}")
 
 
 def generator(rng: SeedLike) -> np.random.Generator:

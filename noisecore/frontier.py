@@ -23,7 +23,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from ._validation import in_interval
+from ._validation import file_path, in_interval
 from .arete import Arete
 from .distributions import Staircase
 
@@ -170,7 +170,7 @@ def write(rows: Iterable[Mapping[str, float]], *, path: str | os.PathLike[str]) 
     OSError
         If the file cannot be written.
     """
-    path = _path(path)
+    path = file_path("path", path)
     if isinstance(rows, str | bytes | Mapping) or not isinstance(rows, Iterable):
         raise TypeError(f"rows must be an iterable of mappings (column -> number), got {type(rows).__name__}")
     lines = []
@@ -212,15 +212,8 @@ def read(path: str | os.PathLike[str]) -> Table:
     KeyError, ValueError
         If a column is missing or a cell is not a number.
     """
-    with open(_path(path), newline="") as handle:
+    with open(file_path("path", path), newline="") as handle:
         return _parse(handle)
-
-
-def _path(path: object) -> str | os.PathLike[str]:
-    """``path`` if it is a str or a path-like object, else a TypeError naming path."""
-    if isinstance(path, str | os.PathLike):
-        return path
-    raise TypeError(f"path must be a str or a path-like object, got {type(path).__name__}")
 
 
 def _parse(handle: Iterable[str]) -> Table:

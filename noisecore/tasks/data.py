@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TypeAlias
@@ -14,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._base import FloatArray
-from .._validation import MAX_ELEMENTS, SeedLike, bounded_int, generator, positive, real_array
+from .._validation import MAX_ELEMENTS, SeedLike, bounded_int, file_path, generator, positive, real_array
 
 #: A file's content (bytes or text) or a path to read.
 FileData: TypeAlias = bytes | bytearray | memoryview | str | Path
@@ -137,15 +136,6 @@ def _shape(n: object, d: object) -> tuple[int, int]:
     if rows * cols > MAX_ELEMENTS:
         raise ValueError(f"n * d must be at most {MAX_ELEMENTS:g}, got n={rows}, d={cols}")
     return rows, cols
-
-
-def _path(path: object) -> str | Path:
-    """``path`` if it is a str or a path-like object, else a TypeError naming path."""
-    if isinstance(path, str | Path):
-        return path
-    if isinstance(path, os.PathLike):
-        return Path(path)
-    raise TypeError(f"path must be a str or a path-like object, got {type(path).__name__}")
 
 
 def split(X: FloatArray, y: FloatArray, *, n_train: int) -> tuple[Dataset, Dataset]:
@@ -439,7 +429,7 @@ def load_kddcup(path: str | Path, *, max_rows: int | None = None) -> Dataset:
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6 (the logistic regression data).
     """
-    path = _path(path)
+    path = Path(file_path("path", path))
     limit = None if max_rows is None else bounded_int("max_rows", max_rows, 1, MAX_ELEMENTS)
     rows: list[list[float]] = []
     labels: list[float] = []
@@ -508,7 +498,7 @@ def load_twitter_buzz(path: str | Path, *, max_rows: int | None = None, max_popu
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Section 6 (the ridge regression data).
     """
-    path = _path(path)
+    path = Path(file_path("path", path))
     limit = None if max_rows is None else bounded_int("max_rows", max_rows, 1, MAX_ELEMENTS)
     bound_given = None if max_popularity is None else positive("max_popularity", max_popularity)
     data: list[list[float]] = []

@@ -422,12 +422,8 @@ def test_rewind_headline_when_the_first_release_already_stops():
         assert "same 1 releases" not in text and "(1x more)" not in text
         if sc.stop_frame == 0:
             first += 1
-            assert "nothing to rewind" in text and fmt_eps(sc.stop_epsilon) in text
+            assert "nothing to rewind" in text and f"{sc.stop_epsilon:.3g}" in text
     assert first >= 1  # the case occurs at this setting (seed 3 among others)
-
-
-def fmt_eps(value):
-    return f"{value:.3g}"
 
 
 def test_rat_headline_names_every_false_halt():
