@@ -25,7 +25,7 @@ from dashboard.palette import HEADER
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
 from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, RewindView
 from dashboard.views.base import FONT_PREFIX
-from dashboard.views.noise import comparison_for, dropout_calls
+from dashboard.views.noise import cached_calibration, comparison_for, dropout_calls
 from dashboard.views.rat import cached_study
 from dashboard.widgets import TourPanel, controls
 from noisecore import frontier
@@ -250,7 +250,10 @@ def warm_up(pool: ComputePool) -> int:
     for preset in scenarios:
         settings = Settings()
         settings.apply(preset)
-        _, calls = dropout_calls(settings, comparison_for(settings, table))
+        exact = None
+        if settings.arete_source == "calibrated":  # the noise view calibrates at the slider's epsilon
+            exact = cached_calibration(settings.epsilon, settings.sensitivity)
+        _, calls = dropout_calls(settings, comparison_for(settings, table, arete=exact))
         study = functools.partial(
             cached_study, epsilon=settings.epsilon, delta=settings.delta, rho=settings.rho, rng=settings.seed
         )

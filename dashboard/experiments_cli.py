@@ -29,7 +29,7 @@ from noisecore.experiments import (
     DEFAULT_TARGETS,
     default_epsilons,
     default_task,
-    pilot_target,
+    public_target,
     run_experiment,
 )
 from noisecore.tasks import LogisticRegressionTask, RidgeRegressionTask, load_kddcup, load_twitter_buzz, split
@@ -173,7 +173,7 @@ def run(args):
     eps = default_epsilons(args.levels)
     target = args.target if args.target is not None else DEFAULT_TARGETS[args.task]
     if args.data is not None and args.target is None:
-        target = pilot_target(task, rng=args.seed)
+        target = public_target(task, rng=args.seed)
     try:
         if pool is None:
             mapper, progress = process_mapper(args.workers), ProgressBar("trials")

@@ -15,12 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
+from dashboard.claims import RULE_COST, RULE_LABELS
 from dashboard.compute import run_capped
 from noisecore.experiments import (
     DEFAULT_TARGETS,
     chunk_plan,
     default_task,
-    pilot_target,
+    public_target,
     planned_chunk,
 )
 from noisecore.tasks import (
@@ -44,11 +45,9 @@ __all__ = [
     "Prepared",
     "available_sources",
     "chunk_calls",
-    "experiment_headline",
     "inspect_table",
     "level_grid",
     "prepare",
-    "stopping_table",
 ]
 
 SOURCES = {
@@ -59,24 +58,6 @@ SOURCES = {
 }
 DATA_FILES = {"kddcup": "kddcup.data_10_percent", "twitter": "Twitter.data"}
 FILE_TASK = {"kddcup": "logistic", "twitter": "ridge"}
-RULE_LABELS = {
-    ("bm", "holdout"): "BM / hold-out",
-    ("bm", "AboveThreshold"): "BM / AboveThreshold",
-    ("bm", "RAT"): "BM / RAT",
-    ("lnr", "holdout"): "LNR / hold-out",
-    ("lnr", "AboveThreshold"): "LNR / AboveThreshold",
-    ("lnr", "RAT"): "LNR / RAT",
-    ("doubling", "holdout"): "doubling / hold-out",
-}
-RULE_COST = {
-    ("bm", "holdout"): "eps_N",
-    ("bm", "AboveThreshold"): "eps_N + {at}",
-    ("bm", "RAT"): "2 eps_N",
-    ("lnr", "holdout"): "eps_N",
-    ("lnr", "AboveThreshold"): "eps_N + {at}",
-    ("lnr", "RAT"): "2 eps_N",
-    ("doubling", "holdout"): "the sum of its releases",
-}
 DATA_ROWS = 10_000  # rows to train on (paper A's n); as many again are the public hold-out set
 LAM = 0.05
 
@@ -132,8 +113,8 @@ def _task(name, train, hold):
 
 
 def prepare(spec: ExperimentSpec, *, folder: Path | None = None) -> Prepared:
-    """Build the task for ``spec`` (fit the non-private optimum) and its default target loss: paper
-    A's rule, the optimum plus BM's mean excess loss at the tuned level eps = 0.3, rounded up."""
+    """Build the task for ``spec`` (fit the non-private optimum) and its default target loss, from the
+    public hold-out rows only (``noisecore.experiments.public_target``)."""
     if spec.task not in DEFAULT_TARGETS:
         raise ValueError(f'task must be "logistic", "ridge" or "mean", got {spec.task!r}')
     if spec.source == "synthetic":
@@ -169,7 +150,7 @@ def prepare(spec: ExperimentSpec, *, folder: Path | None = None) -> Prepared:
     else:
         raise ValueError(f"source must be one of {', '.join(SOURCES)}, got {spec.source!r}")
     task = _task(spec.task, train, hold)
-    target = pilot_target(task, rng=spec.seed)
+    target = public_target(task, rng=spec.seed)
     return Prepared(task, target, f"{where}: {task.n:,} training rows, {task.d} features, as many public hold-out rows")
 
 
@@ -198,61 +179,3 @@ def chunk_calls(task: Task, *, levels, trials: int, rng: int, target: float, del
         )
         for index in range(count)
     ]
-
-
-def _num(value, digits=3):
-    return "n/a" if not np.isfinite(value) else f"{value:.{digits}g}"
-
-
-def experiment_headline(result, *, delta: float) -> str:
-    """The comparison in one sentence or two, with the measured medians."""
-    stop = result.stopping
-    median = {key: value[0] for key, value in stop.summary().items()}
-    bm, lnr = median[("bm", "holdout")], median[("lnr", "holdout")]
-    if np.isfinite(bm) and np.isfinite(lnr):
-        ratio = lnr / bm
-        verdict = (
-            f"{_num(ratio, 2)}x lower for BM"
-            if ratio > 1
-            else f"{_num(1 / ratio, 2)}x lower for LNR"
-            if ratio < 1
-            else "the same for both"
-        )
-    else:
-        verdict = "one of them never reaches it on this grid"
-    rat, at = median[("bm", "RAT")], median[("bm", "AboveThreshold")]
-    if np.isfinite(rat) and np.isfinite(at):
-        cheaper = "less than" if rat < at else "more than" if rat > at else "the same as"
-    else:
-        cheaper = "against"
-    lowest = float(stop.epsilons[0])
-    at_start = [name for name, value in (("BM", bm), ("LNR", lnr)) if value <= lowest * (1 + 1e-9)]
-    start_note = (
-        f" {' and '.join(at_start)} already {'meet' if len(at_start) > 1 else 'meets'} the target at the grid's "
-        f"lowest level {_num(lowest)}, so this comparison depends on where the grid starts: start it lower."
-        if at_start
-        else ""
-    )
-    return (
-        f"##### Checked on public hold-out data, BM reaches the target loss {_num(stop.target, 4)} at a median "
-        f"ex-post epsilon {_num(bm)} (holds with probability 1 - {_num(delta, 2)}), LNR at {_num(lnr)}: "
-        f"{verdict}.{start_note} Checked privately, BM with RAT pays a median {_num(rat)}, {cheaper} "
-        f"AboveThreshold's {_num(at)}."
-    )
-
-
-def stopping_table(result, *, at_epsilon: float = 0.5) -> str:
-    """Median ex-post epsilon and the share of trials that stop, per mechanism and rule."""
-    rows = []
-    for key, (median, stopped) in result.stopping.summary().items():
-        rows.append(
-            f"| {RULE_LABELS[key]} | {RULE_COST[key].format(at=at_epsilon)} | {_num(median)} | "
-            f"{_num(100 * stopped, 3)}% |"
-        )
-    return (
-        "| mechanism / check | pays | median ex-post epsilon | trials that reach the target |\n"
-        "|---|---|---|---|\n"
-        + "\n".join(rows)
-        + f"\n\neps_N is the level of the last release. Over {result.tradeoff.trials} trials; a trial that never "
-        "reaches the target on this grid is counted as not stopping, and left out of the median."
-    )

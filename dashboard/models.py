@@ -188,6 +188,6 @@ class ExperimentSettings(param.Parameterized):
         allow_None=True,
         bounds=(0.0, None),
         inclusive_bounds=(False, True),
-        doc="Target loss for the stopping rules; empty: paper A's rule (the optimum plus BM's "
-        "mean excess loss at epsilon = 0.3, rounded up).",
+        doc="Target loss for the stopping rules; empty: set from the public hold-out rows only (a model "
+        "fitted on them, plus twice BM's mean excess loss at epsilon = 0.3 there, rounded up).",
     )

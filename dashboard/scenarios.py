@@ -29,6 +29,7 @@ from noisecore import (
     PrivacyBoundary,
     ReducedAboveThreshold,
     Staircase,
+    gaussian_composition_epsilon,
     gaussian_pdp_variance,
     gaussian_variance,
     simulate_above_threshold_stopping,
@@ -38,10 +39,28 @@ from noisecore._validation import in_open_interval, positive, positive_int
 from noisecore.experiments import bm_noise
 from noisecore.tasks import LogisticRegressionTask, split, synthetic_classification
 
+from .claims import (
+    Claim,
+    boundaries_headline,
+    boundaries_readout,
+    crossing_readout,
+    experiments_headline,
+    noise_headline,
+    noise_table,
+    rat_headline,
+    rat_run_readout,
+    rat_table,
+    rewind_headline,
+    rewind_stop_readout,
+    stopping_table,
+)
+
 __all__ = [
     "LOCAL_SEARCH_SETS",
+    "RAT_SPAN",
     "STOP_RULES",
     "BoundaryCurves",
+    "Claim",
     "ClassificationStory",
     "CrossingStudy",
     "NoiseComparison",
@@ -49,14 +68,26 @@ __all__ = [
     "RatStudy",
     "RewindScenario",
     "arete_for",
+    "boundaries_headline",
+    "boundaries_readout",
     "boundary_curves",
     "classification_story",
+    "crossing_readout",
     "crossing_study",
+    "experiments_headline",
     "loss_profile",
     "noise_comparison",
+    "noise_headline",
+    "noise_table",
+    "rat_headline",
     "rat_run",
+    "rat_run_readout",
     "rat_study",
+    "rat_table",
+    "rewind_headline",
     "rewind_scenario",
+    "rewind_stop_readout",
+    "stopping_table",
     "tabulated_calibration",
 ]
 
@@ -100,7 +131,8 @@ class RewindScenario:
     frame_times: np.ndarray  # T_n, decreasing
     frame_values: np.ndarray  # f(x) + B(T_n), shape (F, d)
     frame_epsilon: np.ndarray  # psi(T_n): the ex-post epsilon of stopping after release n
-    frame_composition: np.ndarray  # sum of psi(T_m), m <= n: what naive composition would charge
+    frame_composition: np.ndarray  # releases 1..n as independent Gaussian releases, composed exactly (pDP, delta)
+    frame_psi_sum: np.ndarray  # the plain sum of psi(T_m), m <= n (a weaker, labelled baseline)
     frame_error: np.ndarray  # ||release - f(x)||
     frame_expected_error: np.ndarray  # E||B(T_n)|| = sqrt(T_n) E[chi_d]
     frame_error_bound: np.ndarray  # the 90% quantile of ||B(T_n)||: sqrt(T_n) chi_d^{-1}(0.9)
@@ -109,6 +141,7 @@ class RewindScenario:
     stop_frame: int  # 0-based frame of the stop, -1 if none
     stop_epsilon: float  # what the stop costs ex post (inf for the peeking counter-example)
     stop_uses_private_data: bool
+    stop_composition_dp: float  # the stop's exact composition as (epsilon, delta)-DP (NaN without a stop)
     target: float
     delta: float
     confidence: float
@@ -171,6 +204,15 @@ def rewind_scenario(
         hits = np.nonzero(error <= target)[0]
         stop = int(hits[0]) if hits.size else -1
         cost = math.inf
+    # the strongest baseline: the same releases as independent Gaussian mechanisms, composed exactly
+    composition = np.asarray(
+        gaussian_composition_epsilon(times, delta=boundary.delta, sensitivity=D, cumulative=True), dtype=float
+    )
+    composition_dp = (
+        gaussian_composition_epsilon(times[: stop + 1], delta=boundary.delta, sensitivity=D, guarantee="dp")
+        if stop >= 0
+        else math.nan
+    )
     return RewindScenario(
         value=value,
         path_times=path_times,
@@ -178,7 +220,8 @@ def rewind_scenario(
         frame_times=times,
         frame_values=value + noise,
         frame_epsilon=psi,
-        frame_composition=np.cumsum(psi),
+        frame_composition=composition,
+        frame_psi_sum=np.cumsum(psi),
         frame_error=error,
         frame_expected_error=np.sqrt(times) * chi.mean(),
         frame_error_bound=bound,
@@ -187,6 +230,7 @@ def rewind_scenario(
         stop_frame=stop,
         stop_epsilon=cost,
         stop_uses_private_data=stop_rule != "confidence",
+        stop_composition_dp=composition_dp,
         target=target,
         delta=boundary.delta,
         confidence=confidence,
@@ -334,7 +378,8 @@ class NoiseComparison:
     arete: object  # the noise shown as "Arete": an Arete, or the Laplace limit (alpha -> 0) itself
     arete_note: str  # where the Arete comes from
     source: str  # the Arete's source: "calibrated", "lemma3", "local-search" or "manual"
-    laplace_limit: bool  # True when the best Arete here is Laplace itself
+    laplace_limit: bool  # True when the Arete shown is the family's Laplace limit (Laplace itself)
+    placeholder: bool  # True while the Arete shown stands in for the calibration at this epsilon
     users: int
     share_std: dict  # name -> std of one user's share when n users split the noise (None: cannot split)
 
@@ -378,10 +423,12 @@ def noise_comparison(
 ) -> NoiseComparison:
     """Laplace, Staircase and the Arete of ``source`` at ``epsilon``.
 
-    For the default source ("calibrated") the Arete shown is never worse than Laplace and
-    never above ``epsilon``: the frontier table's row at the largest eps' <= epsilon, or, where
-    that loses to Laplace at epsilon (below eps ~ 3.6, the crossover), the Laplace limit of
-    the Arete family (alpha -> 0), which is Laplace itself and as divisible.
+    For the default source ("calibrated") the Arete is calibrated at ``epsilon`` itself: pass it as
+    ``arete`` (the app computes it on its pool), or give no ``table`` and it is calibrated here.
+    With a ``table`` and no ``arete`` the table's row at the largest eps' <= epsilon stands in as a
+    *placeholder* (``placeholder=True``), to be replaced when the calibration arrives. Where the
+    calibration search finds no Arete with a smaller E|Z| than Laplace's, the family's Laplace limit
+    (alpha -> 0, which is Laplace itself and as divisible) is shown (``laplace_limit=True``).
     """
     epsilon = positive("epsilon", epsilon)
     sensitivity = positive("sensitivity", sensitivity)
@@ -389,27 +436,31 @@ def noise_comparison(
     lap = Laplace.calibrated(epsilon, sensitivity=sensitivity)
     stair = Staircase(epsilon, sensitivity=sensitivity)
     note = {
-        "calibrated": "calibrated",
+        "calibrated": "calibrated at this epsilon",
         "lemma3": "Lemma 3",
         "local-search": "local-search set",
         "manual": "manual",
     }.get(source, source)
-    limit = False
+    limit = placeholder = False
     if arete is None:
         if source == "calibrated" and table is not None:
+            placeholder = True
             arete, eps_table, arete_certified = tabulated_calibration(
                 epsilon=epsilon, sensitivity=sensitivity, table=table
             )
-            note = f"calibrated at epsilon' = {eps_table:.4g} from the frontier table"
+            note = f"placeholder: the frontier table's row at epsilon' = {eps_table:.4g}"
         else:
             arete = arete_for(
                 epsilon=epsilon, sensitivity=sensitivity, source=source, alpha=alpha, theta=theta, lam=lam, table=table
             )
-    elif source == "calibrated":
-        note = "calibrated exactly at this epsilon"
     if source == "calibrated" and (arete is None or arete.mean_abs() >= lap.mean_abs()):
         arete, arete_certified, limit = lap, float(lap.privacy_loss(sensitivity)), True
-        note = "the Laplace limit (alpha -> 0): below the crossover no Arete beats Laplace"
+        note = (
+            "placeholder: Laplace, until the calibration at this epsilon arrives"
+            if placeholder
+            else "the family's Laplace limit (alpha -> 0): the calibration search found no Arete with a smaller "
+            "E|Z| than Laplace's here"
+        )
     dists = {"Laplace": lap, "Staircase": stair, "Arete": arete}
     half = _half_width(dists)
     x = np.linspace(-half, half, positive_int("points", points))
@@ -428,6 +479,7 @@ def noise_comparison(
         arete_note=note,
         source=source,
         laplace_limit=limit,
+        placeholder=placeholder,
         users=users,
         share_std={k: (math.sqrt(variance[k] / users) if DIVISIBLE[k] else None) for k in NOISE_NAMES},
     )
@@ -467,7 +519,8 @@ def loss_profile(dist, *, distances) -> np.ndarray:
 RAT_ROWS = 1000
 RAT_DIM = 10
 RAT_LAM = 0.05
-RAT_TARGET_GAP = 0.05  # default target: 5 points of error above the public reference model
+RAT_TARGET_GAP = 0.02  # default target: 2 points of error above the public reference model
+RAT_SPAN = 30  # the rounds release at levels from epsilon / RAT_SPAN up to epsilon
 
 
 @dataclass(frozen=True, slots=True)
@@ -512,7 +565,7 @@ def classification_story(*, rng: int = 0) -> ClassificationStory:
 def _rat_levels(epsilon, delta, rho, rounds, story: ClassificationStory):
     epsilon = positive("epsilon", epsilon)
     boundary = mixture_boundary(delta=delta, rho=rho, sensitivity=story.task.l2_sensitivity)
-    eps = np.geomspace(epsilon / 10, epsilon, positive_int("rounds", rounds))
+    eps = np.geomspace(epsilon / RAT_SPAN, epsilon, positive_int("rounds", rounds))
     return eps, np.asarray(boundary.calibrated_time(eps), dtype=float)
 
 
@@ -536,7 +589,7 @@ class RatRun:
 
 def rat_run(*, epsilon, delta, rho, target=None, rounds=20, at_epsilon=0.5, rng=None) -> RatRun:
     """One RAT run (the core's ``ReducedAboveThreshold``, round by round) checking a private
-    logistic regression released by the Brownian mechanism at eps_n from epsilon/10 to epsilon."""
+    logistic regression released by the Brownian mechanism at eps_n from epsilon/RAT_SPAN to epsilon."""
     story = classification_story()
     target = _target(target, story)
     eps, times = _rat_levels(epsilon, delta, rho, rounds, story)
@@ -574,6 +627,8 @@ RAT_RULES = ("hold-out", "AboveThreshold", "RAT")
 class RatStudy:
     epsilons: np.ndarray
     target: float
+    reference_error: float  # the public hold-out model's error the target is set from
+    first_round_met: float  # fraction of runs whose private error meets the target at round 1
     at_epsilon: float
     stop_rounds: dict  # rule -> stopping round per run (0 = never)
     ex_post: dict  # rule -> ex-post epsilon per run (NaN = never)
@@ -628,4 +683,5 @@ def rat_study(*, epsilon, delta, rho, target=None, rounds=20, runs=1000, at_epsi
         idx = np.maximum(stop - 1, 0)
         ex_post[rule] = np.where(stop > 0, factor * eps[idx] + extra, np.nan)
         at_stop[rule] = np.where(stop > 0, error[rows, idx], np.nan)
-    return RatStudy(eps, target, at_epsilon, stops, ex_post, at_stop)
+    first = float(np.mean(error[:, 0] <= target))
+    return RatStudy(eps, target, story.reference_error, first, at_epsilon, stops, ex_post, at_stop)

@@ -4,7 +4,14 @@ Depends on numpy and scipy only.
 """
 
 from .arete import Arete, AreteShare
-from .boundaries import LinearBoundary, MixtureBoundary, PrivacyBoundary, gaussian_pdp_variance, gaussian_variance
+from .boundaries import (
+    LinearBoundary,
+    MixtureBoundary,
+    PrivacyBoundary,
+    gaussian_composition_epsilon,
+    gaussian_pdp_variance,
+    gaussian_variance,
+)
 from .brownian import BrownianMechanism, BrownianRelease, brownian_privacy_loss
 from .distributions import Gaussian, Laplace, Staircase
 from .laplace_reduction import LaplaceNoiseReduction, LaplaceProcess, koufogiannis_chain
@@ -36,6 +43,7 @@ __all__ = [
     "Staircase",
     "ThresholdRound",
     "brownian_privacy_loss",
+    "gaussian_composition_epsilon",
     "gaussian_pdp_variance",
     "gaussian_variance",
     "koufogiannis_chain",

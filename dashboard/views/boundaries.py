@@ -7,8 +7,15 @@ import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
 from ..palette import PALETTE
-from ..scenarios import boundary_curves, crossing_study, mixture_boundary
-from .base import BaseView, finite, flex_row, fmt, new_figure, stack, text
+from ..scenarios import (
+    boundaries_headline,
+    boundaries_readout,
+    boundary_curves,
+    crossing_readout,
+    crossing_study,
+    mixture_boundary,
+)
+from .base import BaseView, finite, flex_row, new_figure, stack, text
 
 SHOWN_PATHS = 25
 
@@ -29,9 +36,9 @@ class BoundaryView(BaseView):
         "the linear boundary tuned at epsilon needs the least variance right there (no rho does better) but cannot "
         "go below its floor; the mixture boundary reaches every level, and rho sets where it is tightest (near "
         "t = 2 ln(1/delta) rho D^2). Compare like with like: a boundary gives a probabilistic guarantee, so "
-        "its fair one-shot rival is the Gaussian release with the same probabilistic guarantee (solid grey). The "
-        "Balle-Wang Gaussian (dashed) meets plain (epsilon, delta)-DP, a weaker requirement; the readout splits the "
-        "two gaps."
+        "its fair one-shot rival is the Gaussian release with the same probabilistic guarantee (solid black). "
+        "The Balle-Wang Gaussian (dashed grey) meets plain (epsilon, delta)-DP, a weaker requirement; the readout "
+        "splits the two gaps."
     )
     filename = "privacy_boundaries.csv"
 
@@ -148,13 +155,8 @@ class BoundaryView(BaseView):
             }
             self.eps_span.location = s.epsilon
             self.inv_span.location = s.epsilon
-            self.readout.object = boundary_readout(c, s.epsilon, s.delta, s.rho)
-            g = c.gaps
-            self.headline.object = (
-                f"##### At epsilon = {fmt(s.epsilon, 3)}, stopping whenever you like costs "
-                f"x{fmt(g['linear_over_pdp'], 3)} the noise variance of a single release with the same guarantee "
-                f"(linear boundary; mixture x{fmt(g['mixture_over_pdp'], 3)})."
-            )
+            self.readout.object = boundaries_readout(c, epsilon=s.epsilon, delta=s.delta, rho=s.rho).text
+            self.headline.object = boundaries_headline(c, epsilon=s.epsilon).text
 
     def update_study(self):
         s = self.settings
@@ -168,12 +170,7 @@ class BoundaryView(BaseView):
             clipped = [np.clip(row, -top, top) for row in study.losses]
             self.src_paths.data = {"xs": [t] * len(study.losses), "ys": clipped}
             self.src_bound.data = {"t": t, "psi": study.boundary}
-            crossed = round(study.frequency * study.paths)
-            self.study_readout.object = (
-                f"{crossed} of {study.paths} simulated loss paths (each against one fixed neighbour) cross psi_M on "
-                f"this window (frequency {fmt(study.frequency, 3)}); the theorem: at most delta = {fmt(s.delta, 2)} "
-                f"over all times. Try delta = 0.05 to see crossings."
-            )
+            self.study_readout.object = crossing_readout(study, delta=s.delta).text
 
     def csv_rows(self):
         c = self.curves
@@ -213,17 +210,3 @@ class BoundaryView(BaseView):
             self.study_readout,
             self.about,
         )
-
-
-def boundary_readout(c, epsilon, delta, rho) -> str:
-    """The variances at epsilon and the two gaps, reported separately."""
-    m, g = c.time_at_epsilon, c.gaps
-    return (
-        f"At epsilon = {fmt(epsilon, 3)}, delta = {fmt(delta, 2)}, one Gaussian release needs variance "
-        f"**{fmt(m['gaussian'])}** for (epsilon, delta)-DP and **{fmt(m['pdp'])}** for the probabilistic "
-        f"guarantee a boundary gives (x{fmt(g['pdp_over_dp'], 3)}: the price of pDP over DP). Holding at every "
-        f"release time at once, the linear boundary tuned here needs **{fmt(m['linear'])}** "
-        f"(x{fmt(g['linear_over_pdp'], 3)} over the one-shot pDP Gaussian: the price of time-uniformity; floor "
-        f"{fmt(c.linear_floor, 3)}) and the mixture boundary (rho = {fmt(rho, 3)}) **{fmt(m['mixture'])}** "
-        f"(x{fmt(g['mixture_over_pdp'], 3)})."
-    )

@@ -11,16 +11,15 @@ from bokeh.models import Band, ColumnDataSource, FixedTicker, Span, Whisker
 
 from noisecore.experiments import combine_chunks
 
+from ..claims import experiments_headline, stopping_table
 from ..explorer import (
     RULE_LABELS,
     ExperimentSpec,
     available_sources,
     chunk_calls,
-    experiment_headline,
     inspect_table,
     level_grid,
     prepare,
-    stopping_table,
 )
 from ..models import ExperimentSettings
 from ..palette import PALETTE
@@ -82,7 +81,7 @@ class ExperimentsView(BaseView):
             self.config.param.count, label="Number of levels", width=200
         )
         self.target_input = pn.widgets.FloatInput.from_param(
-            self.config.param.target, label="Target loss (empty: paper A's rule)", width=200, step=0.001
+            self.config.param.target, label="Target loss (empty: from public data)", width=200, step=0.001
         )
         self.run_button = pn.widgets.Button(label="Run", variant="solid", color="primary", width=100)
         self.cancel_button = pn.widgets.Button(label="Cancel", variant="outline", width=100, disabled=True)
@@ -299,8 +298,9 @@ class ExperimentsView(BaseView):
             self.target_span.location = target
             self.target_span.visible = True
             self.src_box.data = box_data(result.stopping)
-            self.headline.object = experiment_headline(result, delta=delta)
-            self.table.object = stopping_table(result)
+            lowest = self.config.param.levels.bounds[0]
+            self.headline.object = experiments_headline(result, delta=delta, lowest_allowed=lowest).text
+            self.table.object = stopping_table(result).text
             self.status.object = (
                 f"{prepared.description}. {trade.trials} trials, {len(levels)} levels from "
                 f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "

@@ -13,7 +13,7 @@ from noisecore import frontier as frontier_table
 from noisecore.dropout import dropout_fractions, dropout_point, dropout_table
 
 from ..palette import PALETTE
-from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison
+from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison, noise_headline, noise_table
 from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure, stack, text
 
 NAMES = ("Laplace", "Staircase", "Arete")
@@ -148,7 +148,7 @@ class NoiseView(BaseView):
             value=0, max=len(PRESENT), width=220, visible=False, bar_color="info"
         )
         self.cancel_buttons = {}
-        for name in ("calibrate", "dropouts"):
+        for name in ("dropouts",):
             button = pn.widgets.Button(
                 label="Cancel", width=90, visible=False, description="Stop waiting for this computation"
             )
@@ -167,14 +167,6 @@ class NoiseView(BaseView):
             description=settings.param.arete_source.doc,
             width=200,
         )
-        self.calibrate_button = pn.widgets.Button(
-            label="Calibrate exactly at this epsilon",
-            width=240,
-            description="Run the calibration at exactly this epsilon (1-10 s, "
-            "instant when anyone asked for it before) instead of "
-            "the frontier table's nearest row below",
-        )
-        self.calibrate_button.on_click(lambda _event: self.guarded(self.calibrate_exactly))
         self.manual = pn.Row(
             *(
                 pn.widgets.FloatInput.from_param(settings.param[n], label=n, width=110, step=0.01)
@@ -193,12 +185,8 @@ class NoiseView(BaseView):
         s = self.settings
         return (s.epsilon, s.sensitivity, s.arete_source, s.alpha, s.theta, s.lam, s.users)
 
-    def _calibrate_visible(self):
-        self.calibrate_button.visible = self.settings.arete_source == "calibrated"
-
     def _on_change(self, *events):
         self.manual.visible = self.settings.arete_source == "manual"
-        self._calibrate_visible()
         # the density and certificate take ~30 ms: follow a drag only at its end
         if {e.name for e in events} <= {"epsilon", "sensitivity"}:
             self.err_span.location = self.settings.epsilon
@@ -212,15 +200,16 @@ class NoiseView(BaseView):
             return self.exact[1]
         return None
 
-    def calibrate_exactly(self):
+    def calibrate(self):
+        """Calibrate the Arete at exactly this epsilon on the pool (0.03-0.4 s; cached), then redraw."""
         key = (self.settings.epsilon, self.settings.sensitivity)
 
         def show(arete):
             self.exact = (key, arete)
-            self.update()
+            if (self.settings.epsilon, self.settings.sensitivity) == key:
+                self.update()
 
-        self.offload("calibrate", functools.partial(cached_calibration, *key), show, busy=self.calibrate_button)
-        self.cancel_buttons["calibrate"].visible = self.running("calibrate")
+        self.offload("calibrate", functools.partial(cached_calibration, *key), show)
 
     def _on_cancel(self, name, _event):
         self.cancel(name)
@@ -251,8 +240,11 @@ class NoiseView(BaseView):
                 self.src_log[name].data = {"x": x, "y": y}
                 self.src_profile[name].data = {"d": DISTANCES, "loss": profile[name]}
             self.err_span.location = s.epsilon
-            self.headline.object = noise_headline(c)
-            self.table.object = noise_table(c, s.arete_source)
+            self.headline.object = noise_headline(c).text
+            self.table.object = noise_table(c).text
+            self.dropout_button.disabled = c.placeholder
+        if c.placeholder:
+            self.calibrate()
 
     def update_error_curves(self):
         s = self.settings
@@ -320,8 +312,6 @@ class NoiseView(BaseView):
             pn.FlexBox(
                 self.source,
                 self.manual,
-                self.calibrate_button,
-                self.cancel_buttons["calibrate"],
                 self.download,
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
@@ -387,72 +377,3 @@ def dropout_calls(settings, comparison):
 def cached_calibration(epsilon, sensitivity):
     """Deterministic for its inputs: a class asking for the same calibration computes it once."""
     return Arete.calibrated(epsilon, sensitivity=sensitivity)
-
-
-def noise_headline(c) -> str:
-    """One plain sentence with the numbers a stakeholder needs."""
-    r = c.ratios
-    eps = fmt(c.epsilon, 3)
-    if c.laplace_limit:
-        return (
-            f"##### At epsilon = {eps} no Arete beats Laplace: the best divisible noise here is Laplace itself "
-            f"(E|Z| {fmt(c.mean_abs['Laplace'], 3)}), while the central-only Staircase reaches "
-            f"{fmt(c.mean_abs['Staircase'], 3)} ({fmt(1 / r['abs_vs_staircase'], 3)}x Laplace). Raise epsilon "
-            f"above about 3.6 to see the Arete pull away."
-        )
-    certified = c.certified["Arete"]
-    ratio = fmt(r["abs_vs_laplace"], 3)
-    if certified > c.epsilon * (1 + 1e-9):  # a fixed set for a larger epsilon: not comparable
-        return (
-            f"##### The Arete shown ({c.arete_note}) is not epsilon = {eps} private: its worst-case epsilon is "
-            f"{fmt(certified, 3)}. Its E|Z| of {ratio}x Laplace's is bought with that extra privacy loss; choose "
-            f"the calibrated Arete to compare at the same epsilon."
-        )
-    # more private than asked: a comparison at unequal privacy (the calibrated Arete may sit at a
-    # table row eps' <= epsilon, so only a fixed set counts)
-    if c.source != "calibrated" and certified < c.epsilon * 0.99:
-        return (
-            f"##### The Arete shown ({c.arete_note}) is more private than asked: worst-case epsilon "
-            f"{fmt(certified, 3)} against {eps}, so its E|Z| of {ratio}x Laplace's compares unequal privacy; "
-            f"choose the calibrated Arete to compare at the same epsilon."
-        )
-    return (
-        f"##### At epsilon = {eps} the Arete's expected error E|Z| is {ratio}x Laplace's "
-        f"and {fmt(r['abs_vs_staircase'], 3)}x the Staircase's, and unlike the Staircase it can be split among "
-        f"users."
-    )
-
-
-def noise_table(c, source) -> str:
-    a = c.arete
-    rows = []
-    for name in NAMES:
-        share = c.share_std[name]
-        share_text = f"{fmt(share, 3)}" if share is not None else "cannot be split (central only)"
-        flag = ""
-        if name == "Arete" and c.certified[name] > c.epsilon * (1 + 1e-9):
-            flag = " (above the slider's epsilon: not epsilon-DP here)"
-        rows.append(
-            f"| {name} | {fmt(c.mean_abs[name])} | {fmt(c.variance[name])} | "
-            f"{fmt(c.certified[name], 6)}{flag} | {share_text} |"
-        )
-    params = (
-        "Laplace scale " + fmt(a.scale)
-        if c.laplace_limit
-        else f"alpha = {fmt(a.alpha)}, theta = {fmt(a.theta)}, lam = {fmt(a.lam)}"
-    )
-    text = (
-        f"At epsilon = {fmt(c.epsilon, 3)}, sensitivity {fmt(c.sensitivity, 3)}:\n\n"
-        f"| noise | E\\|Z\\| | variance | worst-case epsilon | std of one share, n = {c.users} |\n"
-        "|---|---|---|---|---|\n"
-        + "\n".join(rows)
-        + f"\n\nArete: {c.arete_note}; {params}. Worst-case epsilon: exact for Laplace and Staircase; for the "
-        "Arete a numerical supremum over all outputs (how it is verified: see What to notice)."
-    )
-    if source == "lemma3" and not c.laplace_limit and not Arete.lemma3_applies(c.epsilon, sensitivity=c.sensitivity):
-        text += (
-            f" Lemma 3 is proved only for sensitivity >= 2/e and epsilon >= 20 + 4 ln(sensitivity): here its "
-            f"worst-case epsilon is "
-            f"{fmt(c.certified['Arete'], 4)}, far below the nominal {fmt(c.epsilon, 3)}."
-        )
-    return text

@@ -9,24 +9,35 @@ import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
 from ..palette import PALETTE
-from ..scenarios import RAT_DIM, RAT_ROWS, RAT_RULES, classification_story, rat_run, rat_study
-from .base import TABLE_SCROLL, BaseView, flex_row, fmt, new_figure, stack, text
+from ..scenarios import (
+    RAT_DIM,
+    RAT_ROWS,
+    RAT_RULES,
+    RAT_SPAN,
+    rat_headline,
+    rat_run,
+    rat_run_readout,
+    rat_study,
+    rat_table,
+)
+from .base import TABLE_SCROLL, BaseView, flex_row, new_figure, stack, text
 
 ROUNDS = 20
 RUNS = 1000
 AT_EPSILON = 0.5
-COST_RULE = {"hold-out": "psi(T_N)", "AboveThreshold": f"psi(T_N) + {AT_EPSILON}", "RAT": "2 psi(T_N)"}
 
 
 class RatView(BaseView):
     title = "ReducedAboveThreshold stopping events"
     explanation = (
         f"A logistic regression on {RAT_ROWS} private records ({RAT_DIM} features; paper A's task at lecture scale) "
-        "is released by the Brownian mechanism at privacy levels from epsilon/10 up to epsilon. To stop once the "
-        "model's error *on the private records* is below a target, the check itself must be private. Its utility "
-        f"is the accuracy, an average over the records: sensitivity 1/{RAT_ROWS}, range [0, 1], so the check is "
-        "informative. AboveThreshold pays a fixed epsilon for it; ReducedAboveThreshold (RAT) removes threshold "
-        "noise as the releases get more accurate and pays 2 psi(T_N) in all (paper A, Corollary 5.2)."
+        f"is released by the Brownian mechanism at privacy levels from epsilon/{RAT_SPAN} up to epsilon. To stop "
+        "once the model's error *on the private records* is below a target, the check itself must be private. Its "
+        f"utility is the accuracy, an average over the records: sensitivity 1/{RAT_ROWS}, range [0, 1], so the "
+        "check's noise is small next to the range, though not always next to the gap it must resolve: the "
+        "headline says how often halts meet the target. AboveThreshold pays a fixed epsilon for it; "
+        "ReducedAboveThreshold (RAT) removes threshold noise as the releases get more accurate and pays "
+        "2 psi(T_N) in all (paper A, Corollary 5.2)."
     )
     formula = (
         r"$$\text{halt at } n \iff u_n + \xi_n \ge \tau + \zeta_n,\quad \xi_n \sim \mathrm{Lap}"
@@ -155,7 +166,7 @@ class RatView(BaseView):
             self.src_halt.data = empty if run.false_halt else point
             self.src_false.data = point if run.false_halt else empty
             self.target_line.location = 1 - run.target
-            self.readout.object = rat_run_text(run, s.delta)
+            self.readout.object = rat_run_readout(run, delta=s.delta, at_epsilon=AT_EPSILON).text
 
     def update_study(self):
         s = self.settings
@@ -184,8 +195,8 @@ class RatView(BaseView):
                 values = study.ex_post[rule]
                 counts, _ = np.histogram(values[np.isfinite(values)], bins=eps_edges)
                 self.src_eps[rule].data = {"left": eps_edges[:-1], "right": eps_edges[1:], "top": counts}
-            self.headline.object = rat_headline(study)
-            self.study_readout.object = rat_table(study)
+            self.headline.object = rat_headline(study).text
+            self.study_readout.object = rat_table(study).text
 
     def csv_rows(self):
         run = self.run
@@ -222,53 +233,3 @@ class RatView(BaseView):
 def cached_study(*, epsilon, delta, rho, rng: int):
     """Deterministic for its inputs, so a class asking for the same settings computes it once."""
     return rat_study(epsilon=epsilon, delta=delta, rho=rho, rounds=ROUNDS, runs=RUNS, at_epsilon=AT_EPSILON, rng=rng)
-
-
-def rat_run_text(run, delta) -> str:
-    target = f"{fmt(100 * run.target, 3)}%"
-    k = run.stop_round
-    if not k:
-        return (
-            f"RAT does not halt within {run.epsilons.size} rounds (up to epsilon = {fmt(run.epsilons[-1], 3)}): "
-            f"everything released costs 2 psi(T_last) = {fmt(run.rat_ex_post, 3)}."
-        )
-    verdict = (
-        f"a **false halt**: the true error {fmt(100 * run.error[k - 1], 3)}% is above the target {target}"
-        if run.false_halt
-        else f"the true error {fmt(100 * run.error[k - 1], 3)}% is within the target {target}"
-    )
-    return (
-        f"RAT halts at round **{k}** (epsilon_{k} = {fmt(run.epsilons[k - 1], 3)}): {verdict}. Ex-post epsilon "
-        f"**{fmt(run.rat_ex_post, 3)}** = 2 psi(T_N) with delta {fmt(delta, 2)}. AboveThreshold halting at the "
-        f"same round would pay psi(T_N) + {AT_EPSILON} = {fmt(run.at_cost, 3)}."
-    )
-
-
-def rat_headline(study) -> str:
-    summary = study.summary()
-    rat, at = summary["RAT"], summary["AboveThreshold"]
-    cheaper = "less than" if rat[0] < at[0] else "more than"
-    return (
-        f"##### Over {RUNS} runs RAT's median ex-post epsilon is {fmt(rat[0], 3)}, {cheaper} AboveThreshold's "
-        f"{fmt(at[0], 3)}; {fmt(100 * rat[2], 3)}% of RAT's halts meet the target error "
-        f"{fmt(100 * study.target, 3)}% (AboveThreshold: {fmt(100 * at[2], 3)}%)."
-    )
-
-
-def rat_table(study) -> str:
-    story = classification_story()
-    lines = []
-    for rule in RAT_RULES:
-        median, stopped, within, error = study.summary()[rule]
-        lines.append(
-            f"| {rule} | {COST_RULE[rule]} | {fmt(median, 3)} | {fmt(100 * stopped, 3)}% | "
-            f"{fmt(100 * within, 3)}% | {fmt(100 * error, 3)}% |"
-        )
-    return (
-        "| stopping rule | pays | median ex-post epsilon | runs that halt | halts within the target | "
-        "median true error at the halt |\n|---|---|---|---|---|---|\n"
-        + "\n".join(lines)
-        + f"\n\nTarget error {fmt(100 * study.target, 3)}%: the error of a model fitted on the public hold-out "
-        f"records ({fmt(100 * story.reference_error, 3)}%) plus 5 points, fixed before any release. A halt "
-        "within the target is one whose true error on the private records meets it."
-    )

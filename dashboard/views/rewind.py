@@ -12,7 +12,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
 from ..palette import PALETTE
-from ..scenarios import rewind_scenario
+from ..scenarios import rewind_headline, rewind_scenario, rewind_stop_readout
 from .base import BaseView, finite, flex_row, fmt, new_figure, stack, text
 
 FRAMES = 120
@@ -32,7 +32,8 @@ const show = (k, text = true) => {
   for (const span of spans) { span.location = k + 1; }
   const f = (v, p) => Number(v).toPrecision(p).replace(/\\.?0+($|e)/, '$1');
   readout.text = `<b>Release ${k + 1} of ${count}</b>: noise variance T = ${f(d.t[k], 4)}, ` +
-    `ex-post epsilon psi(T) = ${f(d.epsilon[k], 3)} (naive composition: ${f(d.composition[k], 3)}), ` +
+    `ex-post epsilon psi(T) = ${f(d.epsilon[k], 3)} ` +
+    `(independent releases composed exactly: ${f(d.composition[k], 3)}), ` +
     `error = ${f(d.error[k], 3)} (expected ${f(d.expected[k], 3)}).`;
 };
 """
@@ -94,12 +95,15 @@ class RewindView(BaseView):
     )
     formula = (
         r"$$B(T') \mid B(T) \sim \mathcal{N}\!\left(\tfrac{T'}{T} B(T),\ \tfrac{T'(T-T')}{T}\right),\qquad "
-        r"\varepsilon_{\text{ex post}} = \psi(T_N) \ll \textstyle\sum_{n \le N} \psi(T_n)$$"
+        r"\varepsilon_{\text{ex post}} = \psi(T_N)\ \text{ vs. }\ \tfrac{\mu^2}{2} + \mu z_\delta,\ "
+        r"\mu^2 = \textstyle\sum_{n \le N} \Delta^2 / T_n$$"
     )
     notice = (
         "press Rewind: the release slides back along the walk. The *expected* error (proportional to sqrt(T)) "
         "shrinks with every release, though one path may wander away for a while. The ex-post epsilon psi(T_n) "
-        "grows slowly, far below what naive composition of the same releases would charge. The default stop reads "
+        "grows slowly. The baseline is the strongest one: the same releases as independent Gaussian releases, "
+        "composed exactly (their privacy losses add), at the same delta: one such release is cheaper than "
+        "psi(T_1), but as releases accumulate their composition overtakes psi(T_n). The default stop reads "
         "only the public noise level, so its guarantee holds; the 'peek' rule shows why reading the private error "
         "is not allowed."
     )
@@ -202,7 +206,7 @@ class RewindView(BaseView):
             color=PALETTE["composition"],
             line_width=2,
             line_dash="dashed",
-            legend_label="naive composition",
+            legend_label="independent releases, composed exactly",
         )
         self.fig_privacy.scatter(
             "n",
@@ -345,8 +349,8 @@ class RewindView(BaseView):
             )
             self.fig_line.visible = not two
             self.fig_plane.visible = two
-            self.headline.object = rewind_headline(sc)
-            self.stop_readout.object = stop_text(sc)
+            self.headline.object = rewind_headline(sc).text
+            self.stop_readout.object = rewind_stop_readout(sc).text
             self.show_frame(self.frame.value)
 
     def show_frame(self, frame):
@@ -364,7 +368,7 @@ class RewindView(BaseView):
                 span.location = k + 1
             self.frame_readout.object = (
                 f"<b>Release {k + 1} of {FRAMES}</b>: noise variance T = {fmt(sc.frame_times[k])}, "
-                f"ex-post epsilon psi(T) = {fmt(sc.frame_epsilon[k], 3)} (naive composition: "
+                f"ex-post epsilon psi(T) = {fmt(sc.frame_epsilon[k], 3)} (independent releases composed exactly: "
                 f"{fmt(sc.frame_composition[k], 3)}), error = {fmt(sc.frame_error[k], 3)} (expected "
                 f"{fmt(sc.frame_expected_error[k], 3)})."
             )
@@ -376,6 +380,7 @@ class RewindView(BaseView):
             "time",
             "ex_post_epsilon",
             "composition_epsilon",
+            "psi_sum",
             "error",
             "expected_error",
             "error_bound_90",
@@ -388,6 +393,7 @@ class RewindView(BaseView):
                 float(sc.frame_times[k]),
                 float(sc.frame_epsilon[k]),
                 float(sc.frame_composition[k]),
+                float(sc.frame_psi_sum[k]),
                 float(sc.frame_error[k]),
                 float(sc.frame_expected_error[k]),
                 float(sc.frame_error_bound[k]),
@@ -412,85 +418,3 @@ class RewindView(BaseView):
             plots,
             self.about,
         )
-
-
-def rewind_headline(sc) -> str:
-    """One plain sentence with the number a stakeholder needs."""
-    k = sc.stop_frame
-    if k < 0:
-        return (
-            f"##### No release reaches the target error {fmt(sc.target, 3)} by epsilon = "
-            f"{fmt(sc.frame_epsilon[-1], 3)}: raise epsilon or the target."
-        )
-    if sc.stop_rule == "confidence" and k == 0:
-        return (
-            f"##### The first, noisiest release already stops: its noise level alone says the error is within "
-            f"the target {fmt(sc.target, 3)}, so there is nothing to rewind; it costs ex-post epsilon "
-            f"{fmt(sc.stop_epsilon, 3)}. Lower epsilon or the target to see the rewind pay off."
-        )
-    if sc.stop_rule == "confidence":
-        return (
-            f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(sc.stop_epsilon, 3)}: naive "
-            f"composition of the same {k + 1} releases would charge {fmt(sc.frame_composition[k], 3)} "
-            f"({fmt(sc.frame_composition[k] / sc.stop_epsilon, 3)}x more)."
-        )
-    if sc.stop_rule == "rat":
-        false_halt = (
-            f" (a false halt: the true error {fmt(sc.frame_error[k], 3)} is above the target {fmt(sc.target, 3)})"
-            if sc.frame_error[k] > sc.target
-            else ""
-        )
-        return (
-            f"##### The private check halts at release {k + 1}{false_halt} and costs 2 psi(T_N) = "
-            f"{fmt(sc.stop_epsilon, 3)}: twice the public stop at that release, still far below naive "
-            f"composition ({fmt(sc.frame_composition[k], 3)})."
-        )
-    return (
-        f"##### Peeking at the private error stops at release {k + 1}, but then no privacy guarantee holds: "
-        "the stop itself depends on f(x)."
-    )
-
-
-def stop_text(sc) -> str:
-    """What the stop costs, in words that follow paper A's hypotheses."""
-    k, target, delta = sc.stop_frame, fmt(sc.target, 3), fmt(sc.delta, 2)
-    if sc.stop_rule == "confidence":
-        if k < 0:
-            return (
-                f"The noise never gets small enough for the target error {target} by the last release: raise "
-                f"epsilon or the target."
-            )
-        met = "within" if sc.frame_error[k] <= sc.target else "**not** within"
-        return (
-            f"**Stop at release {k + 1}**: its noise level alone (public) says the error is at most {target} with "
-            f"probability {fmt(100 * sc.confidence, 3)}%; this path's error {fmt(sc.frame_error[k], 3)} is {met} "
-            f"the target. The stop reads no private data, so all {k + 1} releases cost **ex-post epsilon "
-            f"{fmt(sc.stop_epsilon, 3)}** = psi(T_N) (delta {delta}); naive composition would charge "
-            f"{fmt(sc.frame_composition[k], 3)}."
-        )
-    if sc.stop_rule == "rat":
-        if k < 0:
-            return (
-                f"ReducedAboveThreshold never halted: everything released costs 2 psi(T_last) = "
-                f"{fmt(sc.stop_epsilon, 3)} (delta {delta})."
-            )
-        met = (
-            f"within the target {target}"
-            if sc.frame_error[k] <= sc.target
-            else f"**not** within the target {target}: a false halt, the check is noisy"
-        )
-        return (
-            f"**ReducedAboveThreshold halts at release {k + 1}** after checking the private error, which is "
-            f"{fmt(sc.frame_error[k], 3)}: {met}. A check on private data is paid for: "
-            f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2). "
-            "Here the check's noise (scale 4D/epsilon_n) is as large as the error it checks, so most halts miss "
-            "the target; the RAT tab checks a utility averaged over many records, where the check is informative."
-        )
-    if k < 0:
-        return f"Counter-example (peeking at the private error): no release comes within {target}."
-    return (
-        f"**Counter-example**: stopping at release {k + 1} because its *private* error "
-        f"{fmt(sc.frame_error[k], 3)} is within {target} reads f(x). A neighbour's data would stop at another "
-        f"release, so the stop itself leaks: **no ex-post guarantee holds** (psi(T_N) = "
-        f"{fmt(sc.frame_epsilon[k], 3)} would be a false claim). Use the private check (RAT) instead."
-    )

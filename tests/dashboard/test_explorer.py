@@ -7,12 +7,12 @@ from dashboard.compute import ComputePool, pool_mapper, process_mapper
 from dashboard.explorer import (
     ExperimentSpec,
     chunk_calls,
-    experiment_headline,
     inspect_table,
     level_grid,
     prepare,
 )
 from dashboard.models import Settings
+from dashboard.scenarios import experiments_headline
 from dashboard.views import ExperimentsView
 from noisecore.experiments import STOPPING_RULES, combine_chunks, default_task, run_experiment
 
@@ -126,10 +126,10 @@ def test_unusable_data_or_target_is_named(change, message):
 def test_headline_states_the_medians_and_the_comparison():
     task = default_task("mean", n=500, rng=0)
     result = run_experiment(task, epsilons=level_grid(0.2, 5.0, count=10), target=0.19, trials=50, rng=0)
-    text = experiment_headline(result, delta=1e-6)
+    text = experiments_headline(result, delta=1e-6).text
     bm = np.median(result.stopping.ex_post[("bm", "holdout")])
     assert f"{bm:.3g}" in text and "1 - 1e-06" in text
-    assert "1 - 9.5e-07" in experiment_headline(result, delta=9.54993e-07)  # as the other captions print it
+    assert "1 - 9.5e-07" in experiments_headline(result, delta=9.54993e-07).text  # as the other captions print it
 
 
 def test_headline_says_when_a_mechanism_stops_at_the_grids_lowest_level():
@@ -139,11 +139,11 @@ def test_headline_says_when_a_mechanism_stops_at_the_grids_lowest_level():
     low = run_experiment(task, epsilons=level_grid(2.0, 5.0, count=10), target=0.19, trials=50, rng=0)
     stop = low.stopping
     assert np.median(stop.ex_post[("lnr", "holdout")]) == stop.epsilons[0]  # LNR meets the target at once
-    assert "lowest level 2," in experiment_headline(low, delta=1e-6)
+    assert "lowest level 2," in experiments_headline(low, delta=1e-6).text
     wide = run_experiment(task, epsilons=level_grid(0.16, 5.0, count=30), target=0.19, trials=50, rng=0)
     wide_stop = wide.stopping
     if all(np.median(wide_stop.ex_post[(m, "holdout")]) > wide_stop.epsilons[0] for m in ("bm", "lnr")):
-        assert "lowest level" not in experiment_headline(wide, delta=1e-6)
+        assert "lowest level" not in experiments_headline(wide, delta=1e-6).text
 
 
 @pytest.mark.slow
@@ -174,7 +174,7 @@ def test_headline_words_follow_the_numbers_at_the_slider_ends(levels, count):
     for seed in range(5):
         result = run_experiment(prepared.task, epsilons=eps, target=prepared.suggested_target, trials=100, rng=seed)
         med = {k: np.nanmedian(v) for k, v in result.stopping.ex_post.items()}
-        text = experiment_headline(result, delta=1e-6)
+        text = experiments_headline(result, delta=1e-6).text
         bm, lnr = med[("bm", "holdout")], med[("lnr", "holdout")]
         if not (np.isfinite(bm) and np.isfinite(lnr)):
             assert "never reaches it" in text

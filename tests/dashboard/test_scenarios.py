@@ -20,12 +20,13 @@ from dashboard.scenarios import (
     crossing_study,
     mixture_boundary,
     noise_comparison,
+    noise_headline,
+    rat_headline,
     rat_run,
     rat_study,
+    rewind_headline,
     rewind_scenario,
 )
-from dashboard.views.noise import noise_headline
-from dashboard.views.rat import rat_headline
 from noisecore import Laplace, MixtureBoundary, Staircase, gaussian_pdp_variance
 from noisecore import frontier as frontier_table
 from noisecore.tasks import LogisticRegressionTask
@@ -74,14 +75,23 @@ def test_public_stop_reads_no_private_data_and_meets_the_target_90_percent(setti
     assert sc.stop_epsilon <= settings["epsilon"] * (1 + 1e-9)
 
 
-def test_public_stop_at_the_defaults_lands_mid_rewind_and_composition_costs_far_more():
-    """Readout at the defaults: a stop exists, and naive composition of the same releases would charge
-    more than 10 times psi(T_N) (deterministic: the schedule is public)."""
+def test_public_stop_at_the_defaults_lands_mid_rewind_and_beats_exact_composition():
+    """Headline at the defaults: a stop exists, and the same releases as independent Gaussian releases,
+    composed exactly at the same delta, cost about 4.3 times psi(T_N) (deterministic: the schedule is
+    public). The composition is recomputed here from its closed form: the losses add, mu^2 = sum D^2/T,
+    and the pDP epsilon is mu^2/2 + mu z, z the normal quantile at 1 - delta (scipy's norm.isf)."""
+    from scipy import stats
+
     sc = scenarios(BASE, seeds=[0])[0]
     assert 40 <= sc.stop_frame <= 110
     k = sc.stop_frame
-    assert sc.frame_composition[k] == pytest.approx(sum(sc.frame_epsilon[: k + 1]))
-    assert sc.frame_composition[k] > 10 * sc.stop_epsilon
+    mu = math.sqrt(float(np.sum(1.0 / sc.frame_times[: k + 1])))
+    exact = mu * mu / 2 + mu * stats.norm.isf(BASE["delta"])
+    assert sc.frame_composition[k] == pytest.approx(exact, rel=1e-12)
+    assert sc.frame_psi_sum[k] == pytest.approx(sum(sc.frame_epsilon[: k + 1]))
+    assert 4.0 < sc.frame_composition[k] / sc.stop_epsilon < 4.6
+    claim = rewind_headline(sc)
+    assert "4.28x more" in claim.text and "composed exactly" in claim.text and claim.holds()
 
 
 @pytest.mark.parametrize("settings", [BASE, {**BASE, "dim": 2}, {**BASE, "epsilon": 50.0}], ids=["d1", "d2", "eps50"])
@@ -240,9 +250,12 @@ def test_headline_ratios_against_closed_forms():
     assert c.ratios["abs_vs_laplace"] == pytest.approx(c.mean_abs["Arete"] / 0.1, rel=1e-12)
     assert c.ratios["abs_vs_laplace"] == pytest.approx(0.2104, abs=5e-4)
     assert c.ratios["abs_vs_staircase"] == pytest.approx(c.mean_abs["Arete"] / stair, rel=1e-12)
-    assert "0.21x Laplace" in noise_headline(c)
-    low = noise_comparison(epsilon=1.0, table=TABLE)
-    assert low.laplace_limit and "no Arete beats Laplace" in noise_headline(low)
+    assert c.placeholder and "being computed" in noise_headline(c).text  # the table's row stands in
+    exact = noise_comparison(epsilon=10.0)  # no table: calibrated at this epsilon
+    assert not exact.placeholder and exact.ratios["abs_vs_laplace"] == pytest.approx(0.2104, abs=5e-4)
+    assert "0.21x Laplace" in noise_headline(exact).text
+    low = noise_comparison(epsilon=1.0)
+    assert low.laplace_limit and "found no Arete with a smaller E|Z| than Laplace's" in noise_headline(low).text
 
 
 @pytest.mark.parametrize("eps", [0.05, 1.0, 6.0, 10.0, 50.0])
@@ -298,13 +311,16 @@ DEFAULT_RAT = {"epsilon": DEFAULTS["epsilon"], "delta": DEFAULTS["delta"], "rho"
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.slow
 def test_rat_at_the_defaults_halts_within_the_target_and_beats_above_threshold(seed):
-    """Headline at the defaults (1,000 runs, three seeds): >= 85% of RAT's halts meet the target and its
-    median ex-post epsilon is below AboveThreshold's; each cost follows its rule."""
+    """Headline at the defaults (1,000 runs, three seeds): at most 22% of runs meet the target at the first
+    round (measured 19-21%); RAT's median ex-post epsilon is below AboveThreshold's; >= 55% of RAT's halts
+    and >= 85% of AboveThreshold's meet the target (measured 62-66% and 91-93%); each cost follows its rule."""
     study = rat_study(**DEFAULT_RAT, runs=1000, rng=seed)
     summary = study.summary()
-    assert summary["RAT"][2] >= 0.85
+    assert study.first_round_met <= 0.22
+    assert summary["RAT"][2] >= 0.55 and summary["AboveThreshold"][2] >= 0.85
     assert summary["RAT"][0] < summary["AboveThreshold"][0]
-    assert "less than" in rat_headline(study)
+    claim = rat_headline(study)
+    assert "less than" in claim.text and claim.holds()
     for rule, (factor, extra) in {"hold-out": (1, 0), "AboveThreshold": (1, 0.5), "RAT": (2, 0)}.items():
         stop = study.stop_rounds[rule]
         halted = stop > 0
@@ -313,12 +329,12 @@ def test_rat_at_the_defaults_halts_within_the_target_and_beats_above_threshold(s
 
 
 def test_rat_costs_more_than_above_threshold_at_high_epsilon():
-    """The caption's condition: RAT is cheaper only when it halts below epsilon_AT; at epsilon = 10
-    it halts at level >= 1, so the headline must say "more than"."""
-    study = rat_study(epsilon=10.0, delta=1e-6, rho=1.0, runs=300, rng=0)
+    """The caption's condition: RAT is cheaper only when it halts below epsilon_AT; at epsilon = 30
+    (levels from 1) it halts at level >= 1, so the headline must say "more than"."""
+    study = rat_study(epsilon=30.0, delta=1e-6, rho=1.0, runs=300, rng=0)
     summary = study.summary()
     assert summary["RAT"][0] > summary["AboveThreshold"][0]
-    assert "more than" in rat_headline(study)
+    assert "more than" in rat_headline(study).text
 
 
 @pytest.mark.slow
@@ -394,31 +410,29 @@ def test_builders_validate_and_a_seed_reproduces_a_demo():
     [
         ("local-search", 1.0, "is not epsilon = 1 private: its worst-case epsilon is 6"),
         ("lemma3", 1.0, "is more private than asked: worst-case epsilon 0.302 against 1"),
-        ("local-search", 6.0, "At epsilon = 6 the Arete's expected error"),
-        ("calibrated", 10.0, "At epsilon = 10 the Arete's expected error"),
-        ("calibrated", 7.5, "At epsilon = 7.5 the Arete's expected error"),  # table row 7: within epsilon
+        ("local-search", 6.0, "At epsilon = 6 the Arete (local-search set) has expected error"),
+        ("calibrated", 10.0, "At epsilon = 10 the Arete (calibrated at this epsilon) has expected error"),
+        ("calibrated", 7.5, "At epsilon = 7.5 the Arete (calibrated at this epsilon) has expected error"),
     ],
 )
 def test_headline_never_compares_noises_at_unequal_privacy(source, eps, words):
     """The headline once said "At epsilon = 1 the Arete's E|Z| is 0.124x Laplace's" for the eps = 6
     local-search set, whose worst-case epsilon the table beside it gave as 6: it now says the Arete
     shown is not epsilon-private (or more private than asked) whenever its certificate differs."""
-    c = noise_comparison(epsilon=eps, source=source, table=TABLE)
-    text = noise_headline(c)
+    c = noise_comparison(epsilon=eps, source=source, table=None if source == "calibrated" else TABLE)
+    text = noise_headline(c).text
     assert words in text
-    assert ("Laplace's" in text) and ("calibrated" in text) == (words.startswith("is"))
+    assert ("Laplace's" in text) and ("choose the calibrated" in text) == (words.startswith("is"))
 
 
 def test_rewind_headline_when_the_first_release_already_stops():
     """?eps=6&seed=3 read "Stopping at release 1 costs ex-post epsilon 0.6: naive composition of the
     same 1 releases would charge 0.6 (1x more)". Over 40 seeds at epsilon = 6, every first-release
     stop now says there was nothing to rewind, and no headline speaks of "1 releases"."""
-    from dashboard.views.rewind import rewind_headline
-
     first = 0
     for seed in range(40):
         sc = rewind_scenario(**{**BASE, "epsilon": 6.0}, rng=seed)
-        text = rewind_headline(sc)
+        text = rewind_headline(sc).text
         assert "same 1 releases" not in text and "(1x more)" not in text
         if sc.stop_frame == 0:
             first += 1
@@ -430,8 +444,6 @@ def test_rat_headline_names_every_false_halt():
     """The private check's headline said "halts at release 11 and costs 0.243" while the readout
     below called it a false halt (error 70.5 against target 20). Over 60 seeds at the defaults the
     headline says "false halt" exactly when the halting release's true error is above the target."""
-    from dashboard.views.rewind import rewind_headline
-
     seen = {True: 0, False: 0}
     for seed in range(60):
         sc = rewind_scenario(**BASE, stop_rule="rat", rng=seed)
@@ -439,5 +451,5 @@ def test_rat_headline_names_every_false_halt():
             continue
         false_halt = bool(sc.frame_error[sc.stop_frame] > sc.target)
         seen[false_halt] += 1
-        assert ("false halt" in rewind_headline(sc)) == false_halt
+        assert ("false halt" in rewind_headline(sc).text) == false_halt
     assert seen[True] > 0 and seen[False] > 0, seen

@@ -1,0 +1,520 @@
+"""What the views say: every headline and readout as a UI-free function of a story record.
+
+Each function returns a :class:`Claim`: the Markdown text a view places, the figures it states
+(by name) and the comparisons its words make, as ``(left, op, right)`` over those figures
+(op one of ``"<"``, ``">"``, ``"<="``, ``">="``). ``tests/dashboard/test_claims.py`` checks every
+comparison against the numbers and recomputes the figures independently over random settings.
+
+Privacy statements follow paper A's hypotheses: a stop that reads only the releases or public
+data costs psi(T_N) (Corollary 3.7); a stop that reads private data goes through
+ReducedAboveThreshold and costs 2 psi(T_N) (Corollary 5.2). Baselines are the strongest ones:
+independent Gaussian releases at the same variances composed exactly (their privacy losses add)
+at the same delta, and noises compared at the same epsilon.
+
+numpy and the standard library only (no Panel, no Bokeh, no scenarios import: the story records
+are passed in).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "RULE_COST",
+    "RULE_LABELS",
+    "Claim",
+    "boundaries_headline",
+    "boundaries_readout",
+    "crossing_readout",
+    "experiments_headline",
+    "fmt",
+    "noise_headline",
+    "noise_table",
+    "percent",
+    "rat_headline",
+    "rat_run_readout",
+    "rat_table",
+    "rewind_headline",
+    "rewind_stop_readout",
+    "stopping_table",
+]
+
+OPS = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge}
+
+
+def fmt(value, digits=4):
+    """A number in Python's general format with ``digits`` significant digits ("n/a" if not finite)."""
+    if value is None or not np.isfinite(value):
+        return "n/a"
+    return f"{value:.{digits}g}"
+
+
+def percent(fraction, digits=3):
+    """A fraction as a percentage, one format everywhere: ``percent(0.9033)`` is "90.3%"."""
+    return "n/a" if fraction is None or not np.isfinite(fraction) else f"{100 * fraction:.{digits}g}%"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A sentence the app shows, with the figures it names and the comparisons its words make."""
+
+    text: str
+    figures: dict = field(default_factory=dict)
+    comparisons: tuple = ()  # (left figure, op, right figure): what the words assert
+
+    def holds(self) -> bool:
+        """True when every comparison the words make holds for the figures named."""
+        return all(OPS[op](self.figures[a], self.figures[b]) for a, op, b in self.comparisons)
+
+
+def _versus(cheap_name, cheap, dear_name, dear):
+    """("below", ratio, comparison) with the words following the numbers."""
+    if cheap < dear:
+        return "below", dear / cheap, ((cheap_name, "<", dear_name),)
+    return "not below", dear / cheap, ((cheap_name, ">=", dear_name),)
+
+
+# --- Brownian rewind ------------------------------------------------------------------------
+def rewind_headline(sc) -> Claim:
+    """The rewind's headline: what the stop costs against the exact composition of the same releases."""
+    k = sc.stop_frame
+    figures = {"target": sc.target, "last_epsilon": float(sc.frame_epsilon[-1])}
+    if k < 0:
+        return Claim(
+            f"##### No release reaches the target error {fmt(sc.target, 3)} by epsilon = "
+            f"{fmt(sc.frame_epsilon[-1], 3)}: raise epsilon or the target.",
+            figures,
+        )
+    cost, comp = float(sc.stop_epsilon), float(sc.frame_composition[k])
+    figures.update(releases=k + 1, cost=cost, composition=comp, error=float(sc.frame_error[k]))
+    if sc.stop_rule == "confidence" and k == 0:
+        return Claim(
+            f"##### The first, noisiest release already stops: its noise level alone says the error is within "
+            f"the target {fmt(sc.target, 3)}, so there is nothing to rewind; it costs ex-post epsilon "
+            f"{fmt(cost, 3)}. Lower epsilon or the target to see the rewind pay off.",
+            figures,
+        )
+    if sc.stop_rule == "confidence":
+        if cost < comp:
+            figures["ratio"] = comp / cost
+            return Claim(
+                f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(cost, 3)}. The same {k + 1} "
+                f"releases as independent Gaussian releases, composed exactly, would cost {fmt(comp, 3)} "
+                f"({fmt(comp / cost, 3)}x more; both hold with probability 1 - {fmt(sc.delta, 2)}).",
+                figures,
+                (("cost", "<", "composition"),),
+            )
+        return Claim(
+            f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(cost, 3)}, not less than the "
+            f"{fmt(comp, 3)} that {k + 1} independent Gaussian releases composed exactly would cost: with this few "
+            "releases the time-uniform boundary's price outweighs the saving. Lower the target to rewind further.",
+            figures,
+            (("cost", ">=", "composition"),),
+        )
+    if sc.stop_rule == "rat":
+        false_halt = sc.frame_error[k] > sc.target
+        halt = (
+            f" (a false halt: the true error {fmt(sc.frame_error[k], 3)} is above the target {fmt(sc.target, 3)})"
+            if false_halt
+            else ""
+        )
+        words, _, comparisons = _versus("cost", cost, "composition", comp)
+        return Claim(
+            f"##### The private check halts at release {k + 1}{halt} and costs 2 psi(T_N) = {fmt(cost, 3)}: "
+            f"twice the public stop at that release, {words} the {fmt(comp, 3)} of the same {k + 1} releases "
+            "as independent Gaussian releases composed exactly (before paying for any check).",
+            figures,
+            comparisons + ((("error", ">", "target"),) if false_halt else (("error", "<=", "target"),)),
+        )
+    return Claim(
+        f"##### Peeking at the private error stops at release {k + 1}, but then no privacy guarantee holds: "
+        "the stop itself depends on f(x).",
+        figures,
+        (("error", "<=", "target"),),
+    )
+
+
+def rewind_stop_readout(sc) -> Claim:
+    """What the stop costs, in words that follow paper A's hypotheses."""
+    k, target, delta = sc.stop_frame, fmt(sc.target, 3), fmt(sc.delta, 2)
+    figures = {"target": sc.target}
+    if k >= 0:
+        figures.update(
+            error=float(sc.frame_error[k]),
+            cost=float(sc.stop_epsilon),
+            composition=float(sc.frame_composition[k]),
+            composition_dp=float(sc.stop_composition_dp),
+            psi_sum=float(sc.frame_psi_sum[k]),
+        )
+    if sc.stop_rule == "confidence":
+        if k < 0:
+            return Claim(
+                f"The noise never gets small enough for the target error {target} by the last release: raise "
+                f"epsilon or the target.",
+                figures,
+            )
+        met = sc.frame_error[k] <= sc.target
+        return Claim(
+            f"**Stop at release {k + 1}**: its noise level alone (public) says the error is at most {target} with "
+            f"probability at least {percent(sc.confidence)}; this path's error {fmt(sc.frame_error[k], 3)} is "
+            f"{'within' if met else '**not** within'} the target. The stop reads no private data, so all {k + 1} "
+            f"releases cost **ex-post epsilon {fmt(sc.stop_epsilon, 3)}** = psi(T_N) (delta {delta}). Baseline: "
+            f"the same releases as independent Gaussian releases, composed exactly, cost "
+            f"{fmt(sc.frame_composition[k], 3)} with the same probabilistic guarantee "
+            f"({fmt(sc.stop_composition_dp, 3)} as plain (epsilon, delta)-DP, a weaker guarantee); a plain sum "
+            f"of the psi values would charge {fmt(sc.frame_psi_sum[k], 3)}.",
+            figures,
+            (("error", "<=" if met else ">", "target"),),
+        )
+    if sc.stop_rule == "rat":
+        if k < 0:
+            return Claim(
+                f"ReducedAboveThreshold never halted: everything released costs 2 psi(T_last) = "
+                f"{fmt(sc.stop_epsilon, 3)} (delta {delta}).",
+                figures,
+            )
+        met = sc.frame_error[k] <= sc.target
+        verdict = (
+            f"within the target {target}"
+            if met
+            else f"**not** within the target {target}: a false halt, the check is noisy"
+        )
+        return Claim(
+            f"**ReducedAboveThreshold halts at release {k + 1}** after checking the private error, which is "
+            f"{fmt(sc.frame_error[k], 3)}: {verdict}. A check on private data is paid for: "
+            f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2). "
+            "Here the check's noise (scale 4D/epsilon_n) is as large as the error it checks, so many halts miss "
+            "the target; the RAT tab checks a utility averaged over many records, with less noise per record.",
+            figures,
+            (("error", "<=" if met else ">", "target"),),
+        )
+    if k < 0:
+        return Claim(f"Counter-example (peeking at the private error): no release comes within {target}.", figures)
+    return Claim(
+        f"**Counter-example**: stopping at release {k + 1} because its *private* error "
+        f"{fmt(sc.frame_error[k], 3)} is within {target} reads f(x). A neighbour's data would stop at another "
+        f"release, so the stop itself leaks: **no ex-post guarantee holds** (psi(T_N) = "
+        f"{fmt(sc.frame_epsilon[k], 3)} would be a false claim). Use the private check (RAT) instead.",
+        figures,
+        (("error", "<=", "target"),),
+    )
+
+
+# --- boundaries -----------------------------------------------------------------------------
+def boundaries_headline(c, *, epsilon) -> Claim:
+    """The price of time-uniformity at epsilon, against the one-shot Gaussian with the same guarantee."""
+    g = c.gaps
+    return Claim(
+        f"##### At epsilon = {fmt(epsilon, 3)}, stopping whenever you like costs "
+        f"x{fmt(g['linear_over_pdp'], 3)} the noise variance of a single release with the same guarantee "
+        f"(linear boundary; mixture x{fmt(g['mixture_over_pdp'], 3)}).",
+        {"linear_over_pdp": g["linear_over_pdp"], "mixture_over_pdp": g["mixture_over_pdp"], "one": 1.0},
+        (("linear_over_pdp", ">=", "one"), ("mixture_over_pdp", ">=", "one")),
+    )
+
+
+def boundaries_readout(c, *, epsilon, delta, rho) -> Claim:
+    """The variances at epsilon and the two gaps, reported separately."""
+    m, g = c.time_at_epsilon, c.gaps
+    return Claim(
+        f"At epsilon = {fmt(epsilon, 3)}, delta = {fmt(delta, 2)}, one Gaussian release needs variance "
+        f"**{fmt(m['gaussian'])}** for (epsilon, delta)-DP and **{fmt(m['pdp'])}** for the probabilistic "
+        f"guarantee a boundary gives (x{fmt(g['pdp_over_dp'], 3)}: the price of pDP over DP). Holding at every "
+        f"release time at once, the linear boundary tuned here needs **{fmt(m['linear'])}** "
+        f"(x{fmt(g['linear_over_pdp'], 3)} over the one-shot pDP Gaussian: the price of time-uniformity; floor "
+        f"{fmt(c.linear_floor, 3)}) and the mixture boundary (rho = {fmt(rho, 3)}) **{fmt(m['mixture'])}** "
+        f"(x{fmt(g['mixture_over_pdp'], 3)}).",
+        {**m, **g},
+        (("pdp", ">=", "gaussian"),),
+    )
+
+
+def crossing_readout(study, *, delta) -> Claim:
+    """How many simulated loss paths cross the mixture boundary, against the theorem's bound."""
+    crossed = round(study.frequency * study.paths)
+    figures = {"frequency": study.frequency, "delta": delta}
+    advice = (
+        " Raise delta (try 0.05) to see crossings."
+        if delta < 0.01
+        else " psi_M bounds the loss in both directions at once, so one direction alone is crossed by about "
+        "delta/2 of the paths, and fewer on a finite window."
+    )
+    return Claim(
+        f"{crossed} of {study.paths} simulated loss paths (each against one fixed neighbour) cross psi_M on this "
+        f"window (frequency {fmt(study.frequency, 3)}); the theorem: at most delta = {fmt(delta, 2)} over all "
+        f"times.{advice}",
+        figures,
+    )
+
+
+# --- low-privacy noise ------------------------------------------------------------------------
+def noise_headline(c) -> Claim:
+    """Noises compared at the same epsilon only; where none is comparable, say why."""
+    m = c.mean_abs
+    eps = fmt(c.epsilon, 3)
+    figures = {
+        "epsilon": c.epsilon,
+        "laplace": m["Laplace"],
+        "staircase": m["Staircase"],
+        "arete": m["Arete"],
+        "arete_epsilon": c.certified["Arete"],
+    }
+    stair_vs_lap = (
+        f"the central-only Staircase reaches {fmt(m['Staircase'], 3)} "
+        f"({fmt(m['Laplace'] / m['Staircase'], 3)}x smaller than Laplace's)"
+    )
+    if c.placeholder:
+        return Claim(
+            f"##### At epsilon = {eps} Laplace's E|Z| is {fmt(m['Laplace'], 3)} and {stair_vs_lap}. The Arete "
+            f"calibrated at this epsilon is being computed; the Arete curve drawn meanwhile is a {c.arete_note}.",
+            figures,
+            (("staircase", "<=", "laplace"),),
+        )
+    if c.laplace_limit:
+        return Claim(
+            f"##### At epsilon = {eps} the calibration search found no Arete with a smaller E|Z| than Laplace's "
+            f"{fmt(m['Laplace'], 3)}, so the family's Laplace limit is shown; {stair_vs_lap}. The Arete's "
+            "advantage appears at larger epsilon (try 10).",
+            figures,
+            (("staircase", "<=", "laplace"), ("arete", ">=", "laplace")),
+        )
+    r = c.ratios
+    ratio = fmt(r["abs_vs_laplace"], 3)
+    certified = c.certified["Arete"]
+    if certified > c.epsilon * (1 + 1e-9):  # a fixed set for a larger epsilon: not comparable
+        return Claim(
+            f"##### The Arete shown ({c.arete_note}) is not epsilon = {eps} private: its worst-case epsilon is "
+            f"{fmt(certified, 3)}. Its E|Z| of {ratio}x Laplace's is bought with that extra privacy loss; choose "
+            f"the calibrated Arete to compare at the same epsilon.",
+            figures,
+            (("arete_epsilon", ">", "epsilon"),),
+        )
+    if c.source != "calibrated" and certified < c.epsilon * 0.99:
+        return Claim(
+            f"##### The Arete shown ({c.arete_note}) is more private than asked: worst-case epsilon "
+            f"{fmt(certified, 3)} against {eps}, so its E|Z| of {ratio}x Laplace's compares unequal privacy; "
+            f"choose the calibrated Arete to compare at the same epsilon.",
+            figures,
+            (("arete_epsilon", "<", "epsilon"),),
+        )
+    figures.update(ratio_laplace=r["abs_vs_laplace"], ratio_staircase=r["abs_vs_staircase"])
+    return Claim(
+        f"##### At epsilon = {eps} the Arete ({c.arete_note}) has expected error E|Z| {ratio}x Laplace's "
+        f"and {fmt(r['abs_vs_staircase'], 3)}x the Staircase's, and unlike the Staircase it can be split among "
+        f"users.",
+        figures,
+        (("arete_epsilon", "<=", "epsilon"),),
+    )
+
+
+def noise_table(c) -> Claim:
+    """E|Z|, variance, worst-case epsilon and one user's share of each noise, with the Arete's source."""
+    from noisecore import Arete  # the Lemma 3 hypothesis check lives in the core
+
+    a = c.arete
+    rows = []
+    for name in ("Laplace", "Staircase", "Arete"):
+        share = c.share_std[name]
+        share_text = f"{fmt(share, 3)}" if share is not None else "cannot be split (central only)"
+        flag = ""
+        if name == "Arete" and c.certified[name] > c.epsilon * (1 + 1e-9):
+            flag = " (above the slider's epsilon: not epsilon-DP here)"
+        rows.append(
+            f"| {name} | {fmt(c.mean_abs[name])} | {fmt(c.variance[name])} | "
+            f"{fmt(c.certified[name], 6)}{flag} | {share_text} |"
+        )
+    params = (
+        "Laplace scale " + fmt(a.scale)
+        if c.laplace_limit
+        else f"alpha = {fmt(a.alpha)}, theta = {fmt(a.theta)}, lam = {fmt(a.lam)}"
+    )
+    text = (
+        f"At epsilon = {fmt(c.epsilon, 3)}, sensitivity {fmt(c.sensitivity, 3)}:\n\n"
+        f"| noise | E\\|Z\\| | variance | worst-case epsilon | std of one share, n = {c.users} |\n"
+        "|---|---|---|---|---|\n"
+        + "\n".join(rows)
+        + f"\n\nArete: {c.arete_note}; {params}. Worst-case epsilon: exact for Laplace and Staircase; for the "
+        "Arete a numerical supremum over all outputs (how it is verified: see What to notice)."
+    )
+    figures = {"epsilon": c.epsilon, "arete_epsilon": c.certified["Arete"]}
+    if c.source == "lemma3" and not c.laplace_limit and not Arete.lemma3_applies(c.epsilon, sensitivity=c.sensitivity):
+        figures["share_of_nominal"] = c.certified["Arete"] / c.epsilon
+        text += (
+            f" Lemma 3 is proved only for sensitivity >= 2/e and epsilon >= 20 + 4 ln(sensitivity): here its "
+            f"worst-case epsilon is {fmt(c.certified['Arete'], 4)}, {percent(c.certified['Arete'] / c.epsilon)} of "
+            f"the nominal {fmt(c.epsilon, 3)}."
+        )
+    return Claim(text, figures)
+
+
+# --- ReducedAboveThreshold ------------------------------------------------------------------------
+def _cost_rules(at_epsilon):
+    return {"hold-out": "psi(T_N)", "AboveThreshold": f"psi(T_N) + {fmt(at_epsilon, 3)}", "RAT": "2 psi(T_N)"}
+
+
+def rat_headline(study) -> Claim:
+    """Median costs of RAT and AboveThreshold over the study, and how often their halts meet the target."""
+    summary = study.summary()
+    rat, at = summary["RAT"], summary["AboveThreshold"]
+    runs = len(study.stop_rounds["RAT"])
+    figures = {
+        "rat_median": rat[0],
+        "at_median": at[0],
+        "rat_within": rat[2],
+        "at_within": at[2],
+        "first_round_met": study.first_round_met,
+    }
+    if rat[0] < at[0]:
+        cheaper, comparisons = "less than", (("rat_median", "<", "at_median"),)
+    elif rat[0] > at[0]:
+        cheaper, comparisons = "more than", (("rat_median", ">", "at_median"),)
+    else:
+        cheaper, comparisons = "the same as", ()
+    return Claim(
+        f"##### Over {runs:,} runs RAT's median ex-post epsilon is {fmt(rat[0], 3)}, {cheaper} AboveThreshold's "
+        f"{fmt(at[0], 3)}; {percent(rat[2])} of RAT's halts meet the target error {percent(study.target)} "
+        f"(AboveThreshold: {percent(at[2])}; {percent(study.first_round_met)} of runs meet it already at the "
+        "first, noisiest round).",
+        figures,
+        comparisons,
+    )
+
+
+def rat_run_readout(run, *, delta, at_epsilon) -> Claim:
+    """One run, round by round: where RAT halts, whether the halt is false, what it costs."""
+    target = percent(run.target)
+    k = run.stop_round
+    if not k:
+        return Claim(
+            f"RAT does not halt within {run.epsilons.size} rounds (up to epsilon = {fmt(run.epsilons[-1], 3)}): "
+            f"everything released costs 2 psi(T_last) = {fmt(run.rat_ex_post, 3)}.",
+            {"cost": run.rat_ex_post},
+        )
+    figures = {"error": float(run.error[k - 1]), "target": run.target, "cost": run.rat_ex_post, "at": run.at_cost}
+    verdict = (
+        f"a **false halt**: the true error {percent(run.error[k - 1])} is above the target {target}"
+        if run.false_halt
+        else f"the true error {percent(run.error[k - 1])} is within the target {target}"
+    )
+    return Claim(
+        f"RAT halts at round **{k}** (epsilon_{k} = {fmt(run.epsilons[k - 1], 3)}): {verdict}. Ex-post epsilon "
+        f"**{fmt(run.rat_ex_post, 3)}** = 2 psi(T_N) with delta {fmt(delta, 2)}. AboveThreshold halting at the "
+        f"same round would pay psi(T_N) + {fmt(at_epsilon, 3)} = {fmt(run.at_cost, 3)}.",
+        figures,
+        (("error", ">" if run.false_halt else "<=", "target"),),
+    )
+
+
+def rat_table(study) -> Claim:
+    """The study's table: cost rule, median cost, halts, halts within the target, error at the halt."""
+    costs = _cost_rules(study.at_epsilon)
+    lines = []
+    summary = study.summary()
+    for rule in study.stop_rounds:
+        median, stopped, within, error = summary[rule]
+        lines.append(
+            f"| {rule} | {costs[rule]} | {fmt(median, 3)} | {percent(stopped)} | {percent(within)} | {percent(error)} |"
+        )
+    return Claim(
+        "| stopping rule | pays | median ex-post epsilon | runs that halt | halts within the target | "
+        "median true error at the halt |\n|---|---|---|---|---|---|\n"
+        + "\n".join(lines)
+        + f"\n\nTarget error {percent(study.target)}: the error of a model fitted on the public hold-out records "
+        f"({percent(study.reference_error)}) plus {fmt(100 * (study.target - study.reference_error), 3)} points, "
+        f"fixed before any release ({percent(study.first_round_met)} of runs meet it at the first round). A halt "
+        "within the target is one whose true error on the private records meets it.",
+        {"first_round_met": study.first_round_met},
+    )
+
+
+# --- experiments ------------------------------------------------------------------------------------
+RULE_LABELS = {
+    ("bm", "holdout"): "BM / hold-out",
+    ("bm", "AboveThreshold"): "BM / AboveThreshold",
+    ("bm", "RAT"): "BM / RAT",
+    ("lnr", "holdout"): "LNR / hold-out",
+    ("lnr", "AboveThreshold"): "LNR / AboveThreshold",
+    ("lnr", "RAT"): "LNR / RAT",
+    ("doubling", "holdout"): "doubling / hold-out",
+}
+RULE_COST = {
+    ("bm", "holdout"): "eps_N",
+    ("bm", "AboveThreshold"): "eps_N + {at}",
+    ("bm", "RAT"): "2 eps_N",
+    ("lnr", "holdout"): "eps_N",
+    ("lnr", "AboveThreshold"): "eps_N + {at}",
+    ("lnr", "RAT"): "2 eps_N",
+    ("doubling", "holdout"): "the sum of its releases",
+}
+
+
+def experiments_headline(result, *, delta: float, lowest_allowed: float | None = None) -> Claim:
+    """The comparison in one sentence or two, with the measured medians. ``lowest_allowed`` is the lowest
+    level the app's grid can start at (advice to start lower is given only above it)."""
+    stop = result.stopping
+    median = {key: value[0] for key, value in stop.summary().items()}
+    bm, lnr = median[("bm", "holdout")], median[("lnr", "holdout")]
+    rat, at = median[("bm", "RAT")], median[("bm", "AboveThreshold")]
+    figures = {"bm": bm, "lnr": lnr, "rat": rat, "at": at}
+    comparisons = []
+    if np.isfinite(bm) and np.isfinite(lnr):
+        ratio = lnr / bm
+        if ratio > 1:
+            verdict = f"{fmt(ratio, 2)}x lower for BM"
+            comparisons.append(("bm", "<", "lnr"))
+        elif ratio < 1:
+            verdict = f"{fmt(1 / ratio, 2)}x lower for LNR"
+            comparisons.append(("lnr", "<", "bm"))
+        else:
+            verdict = "the same for both"
+    else:
+        verdict = "one of them never reaches it on this grid"
+    if np.isfinite(rat) and np.isfinite(at):
+        if rat < at:
+            cheaper = "less than"
+            comparisons.append(("rat", "<", "at"))
+        elif rat > at:
+            cheaper = "more than"
+            comparisons.append(("rat", ">", "at"))
+        else:
+            cheaper = "the same as"
+    else:
+        cheaper = "against"
+    lowest = float(stop.epsilons[0])
+    at_start = [name for name, value in (("BM", bm), ("LNR", lnr)) if value <= lowest * (1 + 1e-9)]
+    note = ""
+    if at_start:
+        verb = "meet" if len(at_start) > 1 else "meets"
+        can_lower = lowest_allowed is None or lowest > lowest_allowed * (1 + 1e-9)
+        advice = "start it lower" if can_lower else "lower the target loss, since the grid cannot start lower"
+        note = (
+            f" {' and '.join(at_start)} already {verb} the target at the grid's lowest level {fmt(lowest, 3)}, so "
+            f"this comparison depends on where the grid starts: {advice}."
+        )
+    return Claim(
+        f"##### Checked on public hold-out data, BM reaches the target loss {fmt(stop.target, 4)} at a median "
+        f"ex-post epsilon {fmt(bm, 3)} (holds with probability 1 - {fmt(delta, 2)}), LNR at {fmt(lnr, 3)}: "
+        f"{verdict}.{note} Checked privately, BM with RAT pays a median {fmt(rat, 3)}, {cheaper} "
+        f"AboveThreshold's {fmt(at, 3)}.",
+        figures,
+        tuple(comparisons),
+    )
+
+
+def stopping_table(result, *, at_epsilon: float = 0.5) -> Claim:
+    """Median ex-post epsilon and the share of trials that stop, per mechanism and rule."""
+    rows = []
+    for key, (median, stopped) in result.stopping.summary().items():
+        rows.append(
+            f"| {RULE_LABELS[key]} | {RULE_COST[key].format(at=at_epsilon)} | {fmt(median, 3)} | {percent(stopped)} |"
+        )
+    return Claim(
+        "| mechanism / check | pays | median ex-post epsilon | trials that reach the target |\n"
+        "|---|---|---|---|\n"
+        + "\n".join(rows)
+        + f"\n\neps_N is the level of the last release. Over {result.tradeoff.trials} trials; a trial that never "
+        "reaches the target on this grid is counted as not stopping, and left out of the median.",
+    )
