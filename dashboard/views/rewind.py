@@ -103,7 +103,7 @@ class RewindView(BaseView):
         "shrinks with every release, though one path may wander away for a while. The ex-post epsilon psi(T_n) "
         "grows slowly. The baseline is the strongest one: the same releases as independent Gaussian releases, "
         "composed exactly (their privacy losses add), at the same delta: one such release is cheaper than "
-        "psi(T_1), but as releases accumulate their composition overtakes psi(T_n). The default stop reads "
+        "psi(T_1), and the headline says which is cheaper at the stop. The default stop reads "
         "only the public noise level, so its guarantee holds; the 'peek' rule shows why reading the private error "
         "is not allowed."
     )

@@ -1,10 +1,11 @@
 import math
 
+import mpmath
 import numpy as np
 import pytest
 
 from noisecore import Gaussian
-from noisecore.boundaries import LinearBoundary, MixtureBoundary, gaussian_variance
+from noisecore.boundaries import LinearBoundary, MixtureBoundary, gaussian_composition_epsilon, gaussian_variance
 
 
 def test_linear_boundary_formula_and_inverse():
@@ -136,3 +137,70 @@ def test_mixture_calibration_works_at_both_ends_of_the_ratio_range(ratio):
     boundary = MixtureBoundary.calibrated(ratio, delta=1e-6)
     t = boundary.calibrated_time(ratio)
     assert float(boundary(t)) == pytest.approx(ratio, rel=1e-9)
+
+
+# --- the exact composition of independent Gaussian releases --------------------------------------
+COMPOSITION_CASES = [
+    (np.geomspace(100.0, 1.0, 82), 1e-6, 1.0),  # a rewind-like schedule
+    (np.array([3.0]), 1e-5, 1.0),  # one release
+    (np.geomspace(5000.0, 20.0, 40), 1e-3, 2.0),
+    (np.geomspace(50.0, 0.5, 120), 1e-9, 0.5),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("times", "delta", "D"), COMPOSITION_CASES)
+def test_gaussian_composition_matches_the_pld_accountant(times, delta, D):
+    """(epsilon, delta)-DP of independent Gaussian releases composed exactly, against Google's
+    dp-accounting PLD accountant (an independent implementation) to 1e-3 relative."""
+    from dp_accounting import GaussianDpEvent
+    from dp_accounting.pld import pld_privacy_accountant
+
+    accountant = pld_privacy_accountant.PLDAccountant()
+    for T in times:
+        accountant.compose(GaussianDpEvent(math.sqrt(T) / D))
+    ours = gaussian_composition_epsilon(times, delta=delta, sensitivity=D, guarantee="dp")
+    assert ours == pytest.approx(accountant.get_epsilon(delta), rel=1e-3)
+
+
+@pytest.mark.parametrize(("times", "delta", "D"), COMPOSITION_CASES)
+def test_gaussian_composition_pdp_is_the_loss_quantile(times, delta, D):
+    """pDP: the losses D^2/(2T) + (D/T) W_T of independent releases add to N(mu^2/2, mu^2), mu^2 =
+    sum D^2/T; its 1 - delta quantile from mpmath's erfinv at 30 digits; the cumulative form gives
+    every prefix; a Monte Carlo of the summed losses (200,000 draws) agrees with P(loss > eps)."""
+    mpmath.mp.dps = 30
+    mu2 = mpmath.fsum(mpmath.mpf(D) ** 2 / mpmath.mpf(float(t)) for t in times)
+    z = mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(delta))
+    expected = float(max(mu2 / 2 + mpmath.sqrt(mu2) * z, 0))
+    assert gaussian_composition_epsilon(times, delta=delta, sensitivity=D) == pytest.approx(expected, rel=1e-12)
+    prefix = gaussian_composition_epsilon(times, delta=delta, sensitivity=D, cumulative=True)
+    assert prefix[-1] == pytest.approx(expected, rel=1e-12) and np.all(np.diff(prefix) > 0)
+    assert prefix[0] == pytest.approx(gaussian_composition_epsilon(times[:1], delta=delta, sensitivity=D))
+    if delta >= 1e-4:  # a Monte Carlo can see the tail
+        rng = np.random.default_rng(3)
+        loss = np.zeros(200_000)
+        for t in times:
+            loss += D * D / (2 * t) + D / t * rng.normal(0.0, math.sqrt(t), loss.size)
+        p = float(np.mean(loss > expected))
+        assert abs(p - delta) <= 4 * math.sqrt(delta / loss.size)
+    dp = gaussian_composition_epsilon(times, delta=delta, sensitivity=D, guarantee="dp")
+    assert 0 < dp < expected  # pDP implies DP: the DP epsilon is smaller
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"variances": [], "delta": 1e-6}, "variances"),
+        ({"variances": [1.0, -1.0], "delta": 1e-6}, "variances"),
+        ({"variances": [[1.0]], "delta": 1e-6}, "variances"),
+        ({"variances": [1.0], "delta": 0.0}, "delta"),
+        ({"variances": [1.0], "delta": 1e-6, "guarantee": "rdp"}, "guarantee"),
+        ({"variances": [1.0], "delta": 1e-6, "sensitivity": 0.0}, "sensitivity"),
+    ],
+)
+def test_gaussian_composition_names_bad_arguments(kwargs, match):
+    variances = kwargs.pop("variances")
+    with pytest.raises(ValueError, match=match):
+        gaussian_composition_epsilon(variances, **kwargs)
+    with pytest.raises(TypeError, match="cumulative"):
+        gaussian_composition_epsilon([1.0], delta=1e-6, cumulative=1)
