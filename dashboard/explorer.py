@@ -21,8 +21,8 @@ from noisecore.experiments import (
     DEFAULT_TARGETS,
     chunk_plan,
     default_task,
-    public_target,
     planned_chunk,
+    public_target,
 )
 from noisecore.tasks import (
     LogisticRegressionTask,

@@ -256,14 +256,13 @@ def public_target(task: Task, *, trials: int = 200, rng: SeedLike = None, tuned_
         If ``task`` has no hold-out data, or as for `pilot_target`.
     """
     _check_task(task)
-    if task.holdout is None:
+    if getattr(task, "holdout", None) is None:
         raise ValueError("task must have hold-out (public) data to set a target from public data")
-    if isinstance(task, MeanEstimationTask):
-        twin: Task = MeanEstimationTask(task.holdout, lam=task.lam)
-    elif isinstance(task, LogisticRegressionTask):
-        twin = LogisticRegressionTask(*task.holdout, lam=task.lam)
-    elif isinstance(task, RidgeRegressionTask):
-        twin = RidgeRegressionTask(*task.holdout, lam=task.lam)
+    twin: Task
+    if isinstance(task, MeanEstimationTask) and task.holdout is not None:
+        twin = MeanEstimationTask(task.holdout, lam=task.lam)
+    elif isinstance(task, LogisticRegressionTask | RidgeRegressionTask) and task.holdout is not None:
+        twin = type(task)(*task.holdout, lam=task.lam)
     else:
         raise TypeError(f"task must be a logistic, ridge or mean task, got {type(task).__name__}")
     trials = bounded_int("trials", trials, 1, MAX_TRIALS)

@@ -11,6 +11,7 @@ from noisecore.experiments import (
     default_task,
     lnr_noise,
     pilot_target,
+    public_target,
     stopping_experiment,
     tradeoff_experiment,
 )
@@ -146,7 +147,17 @@ def test_experiments_reproducible_from_seed():
 @pytest.mark.parametrize("name", ["logistic", "ridge", "mean"])
 @pytest.mark.slow
 def test_default_targets_follow_the_documented_rule(name):
-    assert pilot_target(default_task(name, rng=0), rng=0) == pytest.approx(DEFAULT_TARGETS[name], rel=1e-12)
+    """The default targets come from public data only: public_target reads the hold-out rows alone, so
+    the same target results when every private training row is replaced."""
+    task = default_task(name, rng=0)
+    assert public_target(task, rng=0) == pytest.approx(DEFAULT_TARGETS[name], rel=1e-12)
+    scrambled = type(task)(
+        *((np.zeros_like(task.X),) if name == "mean" else (np.zeros_like(task.X), np.ones_like(task.y))),
+        lam=task.lam,
+        holdout=task.holdout,
+    )
+    assert public_target(scrambled, rng=0) == public_target(task, rng=0)
+    assert pilot_target(task, rng=0) != public_target(task, rng=0)  # the private-data rule differs
 
 
 def test_kdd_loader(tmp_path):
