@@ -47,6 +47,7 @@ from noisecore.experiments import (
 from noisecore.tasks import LogisticRegressionTask, RidgeRegressionTask, load_kddcup, load_twitter_buzz, split
 
 COLORS = {key: PALETTE[key] for key in ("bm", "lnr", "doubling")}  # the app's colours
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class ProgressBar:
@@ -123,11 +124,12 @@ def write_temp(folder, name, text):
     return temp
 
 
-def write_all(folder, files):
+def write_all(folder, files, *, replaced=None):
     """Write ``files`` ({name: text}) into ``folder`` all or nothing: every file to a temporary name
     first, then each renamed over its old version (``os.replace``, atomic per file). A failure while
     writing removes the temporary files and leaves the old set whole. SIGINT and SIGTERM wait
-    while the files are renamed, so the set is never left half replaced."""
+    while the files are renamed, so the set is never left half replaced; ``replaced`` (a list), if
+    given, gets True appended before they are taken."""
     folder.mkdir(parents=True, exist_ok=True)
     temps = {}
     try:
@@ -137,6 +139,8 @@ def write_all(folder, files):
             for name, temp in temps.items():
                 os.replace(temp, folder / name)
             temps.clear()
+            if replaced is not None:
+                replaced.append(True)
     finally:
         for temp in temps.values():
             with contextlib.suppress(FileNotFoundError):
@@ -145,12 +149,21 @@ def write_all(folder, files):
 
 @contextlib.contextmanager
 def _signals_held():
-    held = {signal.SIGINT, signal.SIGTERM}
-    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    """SIGINT and SIGTERM wait until the block ends, then are raised as usual. (Masking them in
+    this thread would not do: another thread may take the signal, and Python still runs the
+    handler here.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: held.append(signum)) for sig in STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def tradeoff_figure(result):
@@ -240,7 +253,7 @@ def main(argv=None):
         threading.excepthook = lambda hook_args: None
         raise KeyboardInterrupt
 
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
     written = []  # set once the new outputs replaced the old ones
     try:
         run(args, written=written)
@@ -358,9 +371,7 @@ def run(args, *, written=None):
         f"{args.task}_summary.csv": "\n".join(lines) + "\n",
         f"{args.task}_figure.html": file_html(page, INLINE, f"noiselab: {args.task} experiments"),
     }
-    write_all(out, files)
-    if written is not None:
-        written.append(True)
+    write_all(out, files, replaced=written)
     print("\n".join(lines))
     print(f"wrote {out}/{args.task}_tradeoff.csv, _stopping.csv, _summary.csv, _figure.html")
 

@@ -225,3 +225,24 @@ def test_cli_signal_stops_the_workers(tmp_path, signum, to_group):
     lines = [line for line in err.replace("\r", "\n").splitlines() if line.strip() and "[" not in line]
     assert lines == [f"experiments_cli.py: stopped by {signum.name}; the output folder is unchanged"], err
     assert _snapshot(tmp_path) == old
+
+
+def test_a_signal_during_the_renames_waits_until_the_set_is_replaced(tmp_path, capsys, monkeypatch):
+    """SIGTERM at the first rename: all four files are still replaced, then the run stops."""
+    main([*ARGS, "--seed", "1", "--out", str(tmp_path)])
+    old = _snapshot(tmp_path)
+    real, calls = os.replace, []
+
+    def replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 1:
+            signal.raise_signal(signal.SIGTERM)
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(SystemExit) as stop:
+        main([*ARGS, "--seed", "2", "--out", str(tmp_path)])
+    assert stop.value.code == 128 + signal.SIGTERM and len(calls) == 4
+    assert "stopped by SIGTERM; the new outputs were written" in capsys.readouterr().err
+    new = _snapshot(tmp_path)
+    assert sorted(new) == sorted(old) and all(new[name] != old[name] for name in new if name.endswith(".csv"))
