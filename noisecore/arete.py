@@ -25,6 +25,7 @@ from ._validation import (
     positive_int,
     real_array,
     sample_size,
+    value_text,
 )
 
 __all__ = ["Arete", "AreteShare"]
@@ -458,7 +459,7 @@ class Arete(NoiseDistribution):
         if draws * 4 * share.n > MAX_ELEMENTS:  # ints: a huge n cannot overflow
             raise ValueError(
                 f"n and size ask for more than {MAX_ELEMENTS:g} values (4 per share and draw), "
-                f"got n = {n}, size = {size}"
+                f"got n = {value_text(n)}, size = {value_text(size)}"
             )
         shape = (share.n,) if checked is None else (*np.atleast_1d(checked).tolist(), share.n)
         return cast(FloatArray, share.sample(shape, rng=rng))
