@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._base import FloatArray
-from .._validation import MAX_ELEMENTS, SeedLike, bounded_int, file_path, generator, positive, real_array
+from .._validation import MAX_ELEMENTS, SeedLike, bounded_int, file_path, generator, positive, real_array, value_text
 
 #: A file's content (bytes or text) or a path to read.
 FileData: TypeAlias = bytes | bytearray | memoryview | str | Path
@@ -244,10 +244,12 @@ def read_table(data: FileData, *, source: str = "the file") -> tuple[list[str], 
     Raises
     ------
     TypeError
-        If ``data`` is of another type.
+        If ``data`` is of another type, or ``source`` is not a str.
     ValueError
         If the file cannot be read or is not a valid table, as above.
     """
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str (the file's name in messages), got {type(source).__name__}")
     text = _text(data, source)
     rows = [(n, r) for n, r in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in r)]
     if not rows:
@@ -331,7 +333,7 @@ def table_task_data(
         task, the target does not hold exactly two classes, or a class misses one half.
     """
     if not isinstance(task, str) or task not in MAX_FEATURES:
-        raise ValueError(f'task must be "logistic", "ridge" or "mean", got {task!r}')
+        raise ValueError(f'task must be "logistic", "ridge" or "mean", got {value_text(task)}')
     if isinstance(names, str | bytes) or not isinstance(names, Iterable):
         raise TypeError(f"names must be an iterable of str (column names), got {type(names).__name__}")
     names = list(names)
