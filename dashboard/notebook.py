@@ -6,10 +6,15 @@ tool, so it composes with ``+`` and ``*``, restyles with ``.opts`` and saves wit
 ``save_html`` here, which inlines every resource). ``plot(record)`` picks the function by the record's type.
 
 The served views keep raw Bokeh (ARCHITECTURE.md, "Decisions"); nothing here is imported by the app.
-In a notebook, load the backend with its resources inline, so a saved notebook renders offline::
+In a notebook, load everything inline, so a saved notebook renders offline::
 
     import holoviews as hv
-    hv.extension("bokeh", inline=True)
+    import panel as pn
+    from dashboard.notebook import inline_style_sheets
+
+    hv.extension("bokeh", inline=True, logo=False)
+    pn.extension("katex", inline=True)
+    inline_style_sheets()
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ __all__ = [
     "crossing_plot",
     "experiment_plot",
     "frontier_plot",
+    "inline_style_sheets",
     "loss_profile_plot",
     "noise_plot",
     "plot",
@@ -59,7 +65,7 @@ __all__ = [
     "tradeoff_plot",
 ]
 
-WIDTH, HEIGHT = 520, 320
+WIDTH, HEIGHT = 440, 260  # the data frame; a legend sits beside it
 NOISE_NAMES = ("Laplace", "Staircase", "Arete")
 FRONTIER_CURVES = {  # table column -> legend label and palette role
     "laplace_abs": ("Laplace", "Laplace"),
@@ -78,7 +84,7 @@ def _check(name: str, value: object, kind: type | tuple[type, ...]) -> None:
 def _style(element, role: str, **opts):
     """Colour by palette role, the common size and a hover tool (Bokeh backend)."""
     colour = {"line_color" if isinstance(element, hv.Area) else "color": PALETTE[role]}
-    return element.opts(backend="bokeh", tools=["hover"], width=WIDTH, height=HEIGHT, **colour, **opts)
+    return element.opts(backend="bokeh", tools=["hover"], frame_width=WIDTH, frame_height=HEIGHT, **colour, **opts)
 
 
 def _curve(x, y, kdim, vdim, label: str, role: str, **opts) -> hv.Curve:
@@ -133,7 +139,9 @@ def rewind_plot(scenario: RewindScenario) -> hv.Layout:
         walk_view = walk_view.redim.label(t="noise variance t", value="released value")
     else:
         walk = hv.Path([s.path[:, :2]], kdims=["coordinate 1", "coordinate 2"], label="walk")
-        walk = walk.opts(backend="bokeh", color=PALETTE["walk"], width=WIDTH, height=HEIGHT, tools=["hover"])
+        walk = walk.opts(
+            backend="bokeh", color=PALETTE["walk"], frame_width=WIDTH, frame_height=HEIGHT, tools=["hover"]
+        )
         releases = _scatter(
             s.frame_values[:, 0], s.frame_values[:, 1], "coordinate 1", "coordinate 2", "releases", "release"
         )
@@ -413,8 +421,8 @@ def rat_study_plot(study: RatStudy) -> hv.Layout:
         rows += [(rule, float(e)) for e in err[np.isfinite(err)]]
     boxes = hv.BoxWhisker(rows, kdims=["rule"], vdims=["error at the halt"]).opts(
         backend="bokeh",
-        width=WIDTH,
-        height=HEIGHT,
+        frame_width=WIDTH,
+        frame_height=HEIGHT,
         tools=["hover"],
         box_fill_color="rule",
         cmap=[PALETTE[r] for r in RAT_RULES],
@@ -434,8 +442,8 @@ def _hist(counts, edges, kdim: str, rule: str) -> hv.Histogram:
         fill_color=PALETTE[rule],
         line_color=PALETTE[rule],
         line_width=2,
-        width=WIDTH,
-        height=HEIGHT,
+        frame_width=WIDTH,
+        frame_height=HEIGHT,
         tools=["hover"],
     )
 
@@ -489,8 +497,8 @@ def stopping_plot(result: StoppingResult) -> hv.Overlay:
     boxes = hv.BoxWhisker(rows, kdims=["stopping rule"], vdims=["ex-post epsilon"])
     boxes = boxes.redim.values(**{"stopping rule": list(colours)}).opts(
         backend="bokeh",
-        width=WIDTH + 120,
-        height=HEIGHT,
+        frame_width=WIDTH,
+        frame_height=HEIGHT,
         tools=["hover"],
         invert_axes=True,
         logy=True,
@@ -518,6 +526,26 @@ def experiment_plot(result: ExperimentResult) -> hv.Layout:
     if result.stopping is not None:
         layout = layout + stopping_plot(result.stopping)
     return layout.cols(1)
+
+
+# --- offline output --------------------------------------------------------------------------------------
+def _inline_sheets(viewable, root) -> None:
+    if pn.config.inline:
+        for model in root.select({"type": UIElement}):
+            patch_inline_stylesheets(model)
+
+
+def inline_style_sheets() -> None:
+    """Inline Panel's style sheets in HoloViews' notebook output too, while ``pn.config.inline`` is set.
+
+    ``pn.extension(inline=True)`` inlines the JavaScript and the style sheets of Panel objects, but
+    HoloViews 1.23 renders its output through Panel without that step: each plot then links four style
+    sheets on Panel's CDN, which a saved notebook cannot load offline. This adds Panel's own inlining step
+    as a render hook (once; calling again does nothing).
+    """
+    hooks = pn.viewable.Viewable._preprocessing_hooks
+    if _inline_sheets not in hooks:
+        hooks.append(_inline_sheets)
 
 
 # --- dispatch and export -----------------------------------------------------------------------------------
