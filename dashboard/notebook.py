@@ -162,7 +162,9 @@ def rewind_plot(scenario: RewindScenario) -> hv.Layout:
         walk_view = _legend(hv.Overlay(parts), "the walk in the plane, closing in on f(x)")
     privacy = [
         _curve(n, s.frame_epsilon, "release", "epsilon", "psi(T_n)", "psi", logy=True),
-        _curve(n, s.frame_composition, "release", "epsilon", "releases 1..n composed exactly", "composition", logy=True),
+        _curve(
+            n, s.frame_composition, "release", "epsilon", "releases 1..n composed exactly", "composition", logy=True
+        ),
     ]
     positive = s.frame_neighbour_loss > 0  # a log axis: the realized loss where it is positive
     privacy.append(
