@@ -19,6 +19,7 @@ from panel.io.resources import LOCAL_DIST
 from panel.links import Callback
 
 from dashboard.compute import ComputePool
+from dashboard.escape import plain
 from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
 from dashboard.models import ExperimentSettings, Settings
 from dashboard.palette import HEADER
@@ -275,33 +276,47 @@ def _server_doc_in_one_pass(server_doc, doc=None, *args, **kwargs):
         return server_doc(doc, *args, **kwargs)
 
 
+MAX_ADDRESS_VALUE = 64  # characters: longer address values are refused unread
+
+
+def _address_text(raw) -> str:
+    """One query argument as text (Bokeh hands over ``[bytes, ...]``; the last one counts)."""
+    if isinstance(raw, list):
+        raw = raw[-1] if raw else b""
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
 def link_values(arguments: dict) -> tuple[dict, dict]:
     """Settings from a page address's query arguments (``{key: [bytes, ...]}``, as Bokeh hands them
     over): values decoded like Panel's location sync (JSON where it parses, else text). Returns the
-    values by setting name and, by query key, the keys that name no setting."""
+    values by setting name and, by query key, the reasons for the keys refused here: keys that name
+    no setting and values too long to be one (a 4,300-digit number or a deeply nested list is never
+    parsed)."""
+    if not isinstance(arguments, dict):
+        raise TypeError(f"arguments must be a dict of query arguments, got {type(arguments).__name__}")
     names = {key: name for name, key in URL_KEYS.items()}
-    values, unknown = {}, {}
+    values, refused = {}, {}
     for key, raw in arguments.items():
-        text = (raw[-1] if raw else b"").decode("utf-8", "replace") if isinstance(raw, list) else str(raw)
+        text = _address_text(raw)
         if key not in names:
-            unknown[key] = "not a setting"
-            continue
-        try:
-            values[names[key]] = json.loads(text)
-        except ValueError:
-            values[names[key]] = text
-    return values, unknown
+            refused[key] = "not a setting"
+        elif len(text) > MAX_ADDRESS_VALUE:
+            refused[key] = f"longer than {MAX_ADDRESS_VALUE} characters"
+        else:
+            try:
+                values[names[key]] = json.loads(text)
+            except (ValueError, RecursionError):
+                values[names[key]] = text
+    return values, refused
 
 
 def refused_message(refused: dict, arguments: dict) -> str:
-    """A plain note naming the address values that were ignored (each shown short and as code, so
-    markup in a value is displayed, never rendered)."""
+    """A plain note naming the address values that were ignored (keys and values shown short and as
+    text: markup in either is displayed, never rendered)."""
     parts = []
     for key, reason in refused.items():
-        raw = arguments.get(key, [b""])
-        text = (raw[-1] if raw else b"").decode("utf-8", "replace") if isinstance(raw, list) else str(raw)
-        shown = text.replace("`", "'").replace("\n", " ")[:40] + ("..." if len(text) > 40 else "")
-        parts.append(f"`{key}={shown}` ({reason})")
+        shown = f"{plain(key, limit=40)}={plain(_address_text(arguments.get(key, [b''])), limit=40)}"
+        parts.append(f'"{shown}" ({plain(reason)})')
     return (
         "Ignored from the page address: "
         + "; ".join(parts)
@@ -350,7 +365,11 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
         if refused:
             notice.object = refused_message(refused, arguments)
             notice.visible = True
-            log.info("ignored address values: %s", ", ".join(sorted(k[:20] for k in refused))[:200])
+            log.info("ignored address values: %s", ", ".join(sorted(repr(k[:20]) for k in refused))[:200])
+        if arguments:
+            # the address is written afresh from the settings in use: Panel's own parsing of the
+            # original (an unbounded int() of a long number, true taken as 1) never sees it
+            pn.state.location.search = ""
         # later address changes (back and forward) are applied value by value in the same way
         pn.state.location.sync(lab.settings, URL_KEYS, on_error=lab.settings.apply_values)
     return template

@@ -1,6 +1,7 @@
 """Serving a class: the compute pool (threads and Dask), address values applied one by one, several
 processes, the host allow-list and a clean stop."""
 
+import html
 import http.client
 import math
 import os
@@ -11,6 +12,7 @@ import sys
 import time
 
 import numpy as np
+import panel as pn
 import pytest
 
 from dashboard.app import URL_KEYS, link_values, refused_message
@@ -155,6 +157,17 @@ def test_one_bad_value_never_leaves_the_others_half_applied():
         ({"nonsense": [b"1"]}, "nonsense"),
         ({"eps": [b"\xff\xfe"]}, "eps"),
         ({"big": [b"maybe"]}, "big"),
+        # a switch's value for a number, lists, objects, deep nesting, numbers past int()'s 4,300 digits
+        ({"eps": [b"true"]}, "eps"),
+        ({"sens": [b"false"]}, "sens"),
+        ({"rho": [b"[1]"]}, "rho"),
+        ({"d": [b"true"]}, "d"),
+        ({"users": [b'{"a": 1}']}, "users"),
+        ({"big": [b"1"]}, "big"),
+        ({"stop": [b"null"]}, "stop"),
+        ({"eps": [b"[" * 3000]}, "eps"),
+        ({"eps": [b"[" * 3000 + b"]" * 3000]}, "eps"),
+        ({"theta": [b"9" * 5000]}, "theta"),
     ],
 )
 def test_malformed_address_values_are_named_and_ignored(query, refused_key):
@@ -168,12 +181,18 @@ def test_malformed_address_values_are_named_and_ignored(query, refused_key):
             assert getattr(s, name) == default
 
 
-def test_refused_values_are_shown_as_short_code_never_as_markup():
-    arguments = {"stop": [b"<script>alert(1)</script>`**x**`"], "eps": [b"9" * 100]}
-    text = refused_message({"stop": "must be one of confidence, rat, peek", "eps": "must be a number"}, arguments)
-    assert "`stop=<script>alert(1)</script>'**x**'`" in text  # inside a code span: displayed, not rendered
-    assert "`eps=" + "9" * 40 + "...`" in text
-    assert text.count("`") % 2 == 0
+def test_refused_keys_and_values_are_shown_as_text_never_as_markup():
+    """Keys were once left raw: a backtick in a key closed the code span and the rest ran as HTML."""
+    payload = '`<img src=x onerror="window.__xss=1">'
+    key = "a" + payload
+    arguments = {key: [b"1"], "stop": [b"**x**" + payload.encode()[:30]], "eps": [b"9" * 100]}
+    refused = {key: "not a setting", "stop": "must be one of confidence, rat, peek", "eps": "must be a number"}
+    text = refused_message(refused, arguments)
+    assert "<" not in text and ">" not in text and "`" not in text.replace("\\`", "")
+    rendered = pn.pane.Markdown(text)._transform_object(text)["object"]
+    shown = html.unescape(rendered)  # what the browser's innerHTML receives
+    assert "<img" not in shown and "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;" in shown
+    assert "**x**" in shown and "eps=" + "9" * 40 + "..." in shown
 
 
 def test_good_address_values_round_trip():
