@@ -36,7 +36,7 @@ def test_reads_a_good_table():
         (b"a," + b"b" * 131_073 + b"\n1,2\n", "line 1: a cell longer than 131,072 characters"),
         (",".join(f"c{k}" for k in range(1_001)).encode() + b"\n" + b"1," * 1_000 + b"1\n", "1,001 columns"),
         (",".join(f"c{k}" for k in range(20_000)).encode() + b"\n1\n", "over 1,000 columns"),
-        (b"a,b\n1,2\n3,\"4\n5\n", "is not a number"),
+        (b'a,b\n1,2\n3,"4\n5\n', "is not a number"),
     ],
 )
 def test_malformed_tables_are_refused_with_where(content, message):
@@ -159,7 +159,7 @@ def test_chunks_name_the_right_line(monkeypatch):
     import noisecore.tasks.data as data
 
     monkeypatch.setattr(data, "_CHUNK", 7)
-    names, values = read_table(("\n" + GOOD.replace("\n1,", "\n \n1,")).encode())
+    _, values = read_table(("\n" + GOOD.replace("\n1,", "\n \n1,")).encode())
     assert values.tolist() == [[i % 7, (i * 3) % 5 - 2, i % 2] for i in range(60)]
     lines = GOOD.splitlines()
     lines[45] = "1,2,x"
