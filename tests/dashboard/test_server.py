@@ -17,12 +17,13 @@ import pytest
 
 from dashboard.app import URL_KEYS, link_values, refused_message
 from dashboard.compute import ComputePool
+from dashboard.explorer import ExperimentSpec
 from dashboard.models import DEFAULTS, Settings
 from noisecore.dropout import ShareSum, dropout_point, laplace_dropout
 from tests.conftest import free_port
 
 
-def fresh_list(n):
+def fresh_list(n, **_ignored):
     """A new object per call: identity shows whether a result was reused."""
     return list(range(n))
 
@@ -48,6 +49,40 @@ def test_pool_memoises_by_inputs_and_is_bounded():
         pool.close()
 
 
+def megabytes_of(n, content=b""):
+    """n MB of zeros (the content only counts in the key)."""
+    return np.zeros(n * 2**20 // 8)
+
+
+def test_pool_keeps_results_within_a_byte_budget():
+    """Results were bounded by count only: 64 uploads of about 20 MB each were kept (1.3 GB)."""
+    pool = ComputePool(threads=2, max_bytes=3 * 2**20 + 2**19)
+    try:
+        for k in range(6):
+            pool.result(megabytes_of, 1, bytes([k]) * 2000)
+        assert pool.cached_count() == 3 and 3 * 2**20 <= pool.cached_bytes() <= 3.5 * 2**20
+        big = pool.result(megabytes_of, 4)  # larger than the budget: answered, not kept
+        assert big.nbytes == 4 * 2**20 and pool.cached_count() == 3
+        assert pool.result(megabytes_of, 4) is not big
+    finally:
+        pool.close()
+
+
+def test_pool_keys_uploads_by_content_hash():
+    pool = ComputePool(threads=2)
+    try:
+        content = b"a,b\n" + b"1,2\n" * 100_000
+        spec = ExperimentSpec(source="upload", content=content, target_column="b")
+        first = pool.result(fresh_list, 3, spec=spec)
+        again = ExperimentSpec(source="upload", content=bytes(bytearray(content)), target_column="b")
+        assert pool.result(fresh_list, 3, spec=again) is first  # the same content in another object
+        other = ExperimentSpec(source="upload", content=content + b"3,4\n", target_column="b")
+        assert pool.result(fresh_list, 3, spec=other) is not first
+        assert "1,2" not in repr(list(pool._results))  # the store holds no copy of the file
+    finally:
+        pool.close()
+
+
 def test_pool_joins_a_running_request_and_forgets_failures():
     pool = ComputePool(threads=2)
     try:
@@ -68,6 +103,7 @@ def test_pool_joins_a_running_request_and_forgets_failures():
     [
         ({"threads": 0}, "threads must be a positive integer"),
         ({"max_results": 1.5}, "max_results must be a positive integer"),
+        ({"max_bytes": 0}, "max_bytes must be a positive integer"),
         ({"local_workers": True}, "local_workers must be a positive integer"),
         ({"scheduler": 8786}, "scheduler must be an address string"),
         ({"scheduler": "tcp://127.0.0.1:1", "local_workers": 1}, "not both"),
