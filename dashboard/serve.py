@@ -26,6 +26,7 @@ from tornado.websocket import WebSocketClosedError
 
 from dashboard.app import TITLE, create_app, warm_up
 from dashboard.compute import ComputePool
+from dashboard.uploads import WEBSOCKET_MAX_MESSAGE_BYTES
 
 log = logging.getLogger("noiselab")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
@@ -89,24 +90,33 @@ class _UnknownHost(RequestHandler):
         self.finish("This server answers only for the host names it was started with (see --allow-host).\n")
 
 
+def _as_host(address: str) -> str:
+    """An address as a Host header names it: an IPv6 literal in brackets."""
+    return f"[{address}]" if ":" in address and not address.startswith("[") else address
+
+
 def allowed_hosts(address, port, extra=()) -> list[str]:
-    """Host names (without port) the server answers for."""
+    """Host names (without port, lower case: browsers and tornado compare them so) the server
+    answers for."""
     names = set(LOOPBACK_NAMES)
     if address not in (None, "", "0.0.0.0", "::"):
-        names.add(address)
+        names.add(_as_host(address.lower()))
     for item in extra:
-        host = item.strip()
+        host = item.strip().lower()
         if host.startswith("["):  # [::1]:5006
             names.add(host.split("]")[0] + "]")
+        elif host.count(":") > 1:  # a bare IPv6 address
+            names.add(_as_host(host))
         else:
             names.add(host.rsplit(":", 1)[0] if host.count(":") == 1 else host)
     return sorted(names)
 
 
 def restrict_hosts(server, hosts) -> None:
-    """Answer only requests whose Host header names one of ``hosts`` (tornado's host routing)."""
+    """Answer only requests whose Host header names one of ``hosts`` (tornado's host routing; tornado
+    lower-cases the name it matches)."""
     app = server._tornado
-    pattern = "(" + "|".join(re.escape(h) for h in hosts) + ")$"
+    pattern = "(?i)(" + "|".join(re.escape(h.lower()) for h in hosts) + ")$"
     router = app.default_router
     router.rules = [Rule(HostMatches(pattern), app.wildcard_router), Rule(AnyMatches(), [(r".*", _UnknownHost)])]
     router.rules[-1] = router.process_rule(router.rules[-1])
@@ -189,30 +199,35 @@ def serve(
         asyncio.set_event_loop(loop := asyncio.new_event_loop())
         loop.set_exception_handler(_quiet_closed_sockets)
         _stop_on_signals(loop)
-    origins = list(origins or [])
+    origins = [origin.lower() for origin in origins or []]
     if not origins:
         origins = [f"localhost:{port}", f"127.0.0.1:{port}"]
         if address not in ("127.0.0.1", "localhost", "0.0.0.0", "::"):
-            origins.append(f"{address}:{port}")
+            origins.append(f"{_as_host(address.lower())}:{port}")
     pool = pool or ComputePool()
 
     def session_app():  # one fresh app per browser session, all sharing this process's compute pool
         return create_app(pool=pool)
 
+    # Bokeh's origin list splits each entry on ':', so IPv6 literals ([::1]:5006) are added afterwards
+    bracketed = [origin for origin in origins if origin.startswith("[")]
     server = pn.serve(
         {"/": session_app},
         port=port,
         address=address,
-        websocket_origin=origins,
+        websocket_origin=[origin for origin in origins if origin not in bracketed] or [f"localhost:{port}"],
         show=show,
         title=TITLE,
         threaded=threaded,
         num_procs=num_procs,
         start=False,
+        # the largest upload's message fits (dashboard.uploads); the browser keeps larger files back
+        websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_BYTES,
     )
     if threaded:  # a StoppableThread: the server is made inside it
         server.start()
         return server
+    server._tornado.websocket_origins.update(bracketed)
     restrict_hosts(server, allowed_hosts(address, port, [*(hosts or []), *origins]))
     if warm:  # in each web process, once it serves; in a thread, so the loop never waits for it
         server.io_loop.add_callback(server.io_loop.run_in_executor, None, warm_up, pool)

@@ -239,10 +239,10 @@ def test_good_address_values_round_trip():
 
 
 # --- the server process --------------------------------------------------------------------------
-def _get(port, host=None, path="/", timeout=60, read_timeout=30):
+def _get(port, host=None, path="/", timeout=60, read_timeout=30, address="127.0.0.1"):
     deadline = time.monotonic() + timeout
     while True:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=read_timeout)
+        conn = http.client.HTTPConnection(address, port, timeout=read_timeout)
         try:
             conn.request("GET", path, headers={"Host": host or f"127.0.0.1:{port}"})
             resp = conn.getresponse()
@@ -335,6 +335,39 @@ def test_only_known_hosts_are_answered(tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
     assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.slow
+def test_ipv6_mixed_case_hosts_and_bad_addresses_never_give_500(tmp_path):
+    """--address ::1 refused to start, an IPv6 Host header gave HTTP 500, a mixed-case --allow-host
+    refused every request, and a query value of over 4,300 digits gave HTTP 500."""
+    port = free_port()
+    log = tmp_path / "serve.log"
+    command = [sys.executable, "-m", "dashboard.serve", "--port", str(port), "--address", "::1"]
+    with open(log, "w") as handle:
+        proc = subprocess.Popen(
+            [*command, "--allow-host", "Lab.Example.ORG"],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
+    queries = [
+        "/",
+        "/?eps=true&sens=false&d=true",
+        "/?seed=" + "9" * 5000,
+        "/?rho=" + "%5B" * 3000,
+        "/?%3Cb%3E=" + "1" * 9000,
+    ]
+    try:
+        hosts = (f"[::1]:{port}", "[::1]", f"LOCALHOST:{port}", "lab.example.org", f"LAB.example.ORG:{port}")
+        for host, path in [*((h, "/") for h in hosts), *((hosts[0], q) for q in queries[1:])]:
+            status, body = _get(port, host=host, path=path, address="::1")
+            assert status == 200, (host, path[:40], body[-500:])
+        assert _get(port, host="evil.example.org", address="::1")[0] == 403
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert "Traceback" not in text and "ERROR" not in text, text[-3000:]
 
 
 @pytest.mark.slow
