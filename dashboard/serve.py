@@ -60,10 +60,45 @@ class _ShortLines(logging.Filter):
     LIMIT = 500
 
     def filter(self, record):
-        message = record.getMessage()
-        if len(message) > self.LIMIT:
-            record.msg, record.args = message[: self.LIMIT] + " ... [cut]", None
+        _cut(record, self.LIMIT)
         return True
+
+
+def _cut(record, limit):
+    try:
+        message = record.getMessage()
+    except Exception:  # a malformed call: logging reports it when the record is written
+        return
+    if len(message) > limit:
+        record.msg, record.args = message[:limit] + " ... [cut]", None
+
+
+def _capped_records(factory):
+    """Every record of every logger, child loggers included (a filter on ``bokeh`` does not see
+    ``bokeh.server.views.ws``'s records), is cut to the line limit when it is made."""
+
+    def make(*args, **kwargs):
+        record = factory(*args, **kwargs)
+        _cut(record, _ShortLines.LIMIT)
+        return record
+
+    make.noiselab_capped = True
+    return make
+
+
+def _error_reply_without_stack(self, message, text):
+    """Bokeh's ERROR reply to a message the server could not handle, without the server's traceback
+    (which Bokeh attaches from the exception being handled) and with a short text."""
+    reply = self.protocol.create("ERROR", message.header["msgid"], str(text)[:200])
+    reply.content = {"text": reply.content["text"], "traceback": None}
+    return reply
+
+
+def hide_stacks_from_clients():
+    """Clients get Bokeh's error replies without the server's traceback (installed once per process)."""
+    from bokeh.server.connection import ServerConnection
+
+    ServerConnection.error = _error_reply_without_stack
 
 
 class _ClosedTabAtDebug(logging.Filter):
@@ -146,7 +181,11 @@ def _stop_on_signals(loop):
 
 
 def configure_logging():
-    """Install the log filters once (a second call adds nothing)."""
+    """Install the log filters and the line cap once (a second call adds nothing), and keep server
+    tracebacks from clients."""
+    hide_stacks_from_clients()
+    if not getattr(logging.getLogRecordFactory(), "noiselab_capped", False):
+        logging.setLogRecordFactory(_capped_records(logging.getLogRecordFactory()))
     _add_filter_once(logging.getLogger("tornado.application"), _ClosedBeforeSessionFilter)
     for name in ("bokeh", "tornado", "panel", "noiselab"):
         logger = logging.getLogger(name)
@@ -281,6 +320,7 @@ def main(argv=None):
     )
     parser.add_argument("--show", action="store_true", help="open a browser tab")
     args = parser.parse_args(argv)
+    parent = os.getpid()
     try:
         pool = ComputePool(scheduler=args.dask_scheduler, local_workers=args.dask_local)
         if pool.scheduler is not None:
@@ -297,6 +337,10 @@ def main(argv=None):
         serve(args.port, args.address, args.origins, args.show, num_procs=args.num_procs, pool=pool, hosts=args.hosts)
     except ValueError as exc:
         parser.error(str(exc))
+    except (KeyboardInterrupt, SystemExit):
+        pass  # Ctrl+C or SIGTERM: the one line below
+    if os.getpid() == parent:  # forked web processes return here too
+        print("noiselab: stopped", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

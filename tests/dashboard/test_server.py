@@ -3,6 +3,7 @@ processes, the host allow-list and a clean stop."""
 
 import html
 import http.client
+import logging
 import math
 import os
 import signal
@@ -487,3 +488,58 @@ def test_release_cancels_queued_work_nobody_waits_for():
         assert again is not queued and again.result(timeout=30) == math.factorial(20)
     finally:
         pool.close()
+
+
+# --- what reaches clients and terminals ---------------------------------------------------------
+def test_error_replies_carry_no_server_traceback():
+    """Bokeh attached the traceback of the exception being handled to its ERROR reply."""
+    from bokeh.protocol import Protocol
+    from bokeh.server.connection import ServerConnection
+
+    from dashboard.serve import configure_logging
+
+    configure_logging()
+    connection = ServerConnection.__new__(ServerConnection)
+    connection._protocol = Protocol()
+    request = Protocol().create("SERVER-INFO-REQ")
+    try:
+        raise KeyError("/secret/path/app.py " + "x" * 1000)
+    except KeyError as exc:
+        reply = connection.error(request, repr(exc))
+    assert reply.content["traceback"] is None and len(reply.content["text"]) <= 200
+    assert "Traceback" not in reply.content_json and reply.header["reqid"] == request.header["msgid"]
+
+
+def test_every_logger_keeps_the_line_cap(caplog):
+    """The cap was a filter on four named loggers, which their child loggers' records never pass."""
+    from dashboard.serve import configure_logging
+
+    configure_logging()
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("bokeh.server.views.ws").info("x" * 200_000)
+        logging.getLogger("some.library.child").warning("%s", "y" * 10_000)
+    assert [len(r.getMessage()) for r in caplog.records] == [510, 510]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.5, 3.0, None])
+def test_ctrl_c_prints_one_line(delay):
+    """Ctrl+C while the server imports (seconds on a busy machine) printed a 20-40-line traceback;
+    once it serves, it stops with one line. ``None``: after the server answers."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dashboard.serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    if delay is None:
+        assert _get(port)[0] == 200
+    else:
+        time.sleep(delay)  # not a limit: when the signal arrives
+    before = proc.poll()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert before is None
+    lines = [line for line in out.splitlines() if not line.startswith(("noiselab: serving", "Launching server"))]
+    assert lines == ["noiselab: stopped"], out[-3000:]
