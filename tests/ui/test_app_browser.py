@@ -203,7 +203,7 @@ def test_tour_walks_every_step_and_links_to_each(watched_page, server_url):
         if k < len(TOUR):
             page.get_by_text("Next \u25b6", exact=True).click()
     page.goto(server_url + "?tour=5")
-    page.get_by_text(f"step 5 of {len(TOUR)}", exact=False).first.wait_for(timeout=20_000)
+    page.get_by_text(f"step 5 of {len(TOUR)}", exact=False).first.wait_for(timeout=60_000)
     page.get_by_text("At epsilon = 10 the Arete", exact=False).first.wait_for(timeout=30_000)
     assert page.problems == []
 
