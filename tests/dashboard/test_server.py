@@ -422,7 +422,7 @@ def test_warm_up_starts_what_the_tour_asks_for():
     from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
     from dashboard.models import ExperimentSettings
     from dashboard.tour import TOUR
-    from dashboard.views.noise import comparison_for, dropout_calls
+    from dashboard.views.noise import cached_calibration, comparison_for, dropout_calls
     from noisecore import frontier
 
     pool = ComputePool(threads=2)
@@ -431,7 +431,9 @@ def test_warm_up_starts_what_the_tour_asks_for():
         started = pool.cached_count()  # scenarios shared by the tour and the presets are started once
         settings = Settings()
         settings.apply(TOUR[-1].settings)  # the tour's last step: dropout curves for 20 users at epsilon 6
-        _, calls = dropout_calls(settings, comparison_for(settings, frontier.load()))
+        # the view's Arete: calibrated at the slider's epsilon
+        exact = cached_calibration(settings.epsilon, settings.sensitivity)
+        _, calls = dropout_calls(settings, comparison_for(settings, frontier.load(), arete=exact))
         futures = [pool.future(c.func, *c.args, **c.keywords) for c in calls]
         assert pool.cached_count() == started  # nothing new was started
         assert all(f.result(timeout=300)[0] >= 6.0 - 1e-6 for f in futures)  # fewer shares: more loss
