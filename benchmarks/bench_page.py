@@ -89,7 +89,7 @@ class Server:
         self.proc = subprocess.Popen(args, cwd=self.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def wait(self):
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 900  # a loaded machine starts many servers slowly
         while time.monotonic() < deadline:
             try:
                 _fetch(self.base + "/")
