@@ -141,7 +141,7 @@ async def burst(server, n):
     replies = []
 
     async def keep_moving():
-        k = 0
+        k = 1  # values[0] may be the slider's start: a change to it is no change
         while not stop.is_set():
             try:
                 replies.append(await server.move(watcher, k))
