@@ -6,7 +6,8 @@ package), the constructors, and each public method and property of a valid insta
 callable has a hand-written baseline of valid arguments (``FUNCTIONS``, ``CONSTRUCTORS``,
 ``METHODS`` below); each parameter in turn is replaced by each value of ``NASTY`` (NaN, +-inf, 0,
 -0.0, negatives, 1e300, denormals, wrong types, empty and 2-d arrays, arrays holding NaN or inf,
-huge ints, and ordinary values) while the others stay valid. Each call is classified as
+huge ints up to 10**5000, past the float range and past Python's 4,300-digit str limit, and
+ordinary values) while the others stay valid. Each call is classified as
 
 - clean error: ValueError/TypeError whose message names the parameter given the nasty value;
 - error not naming the parameter: ValueError/TypeError whose message does not;
@@ -108,6 +109,12 @@ NASTY = [
     ("array([1.0, nan])", lambda: np.array([1.0, math.nan])),
     ("array([1.0, inf])", lambda: np.array([1.0, math.inf])),
     ("10**12", lambda: 10**12),
+    ("2**64", lambda: 2**64),
+    ("-2**64", lambda: -(2**64)),
+    ("2**1024", lambda: 2**1024),
+    ("10**400", lambda: 10**400),
+    ("-10**400", lambda: -(10**400)),
+    ("10**5000", lambda: 10**5000),
     ("0", lambda: 0),
     ("1", lambda: 1),
     ("0.5", lambda: 0.5),
@@ -676,7 +683,10 @@ def _fmt_problems(problems):
 
 def _short(value, width=90):
     with np.printoptions(threshold=6, edgeitems=2, precision=4):
-        text = repr(value)
+        try:
+            text = repr(value)
+        except ValueError:  # an int past Python's 4,300-digit str limit, perhaps inside a record
+            text = f"<{type(value).__name__}: repr too long>"
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 3] + "..."
 

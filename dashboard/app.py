@@ -12,18 +12,23 @@ import functools
 import hashlib
 import json
 import logging
+import urllib.parse
 from importlib import resources
 
 import panel as pn
 from bokeh.models import CustomJS
+from panel.io.location import Location
 from panel.io.resources import LOCAL_DIST
 from panel.links import Callback
+from panel.util import edit_readonly
 
 from dashboard.compute import ComputePool
+from dashboard.escape import plain
 from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
 from dashboard.models import ExperimentSettings, Settings
 from dashboard.palette import HEADER
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
+from dashboard.uploads import SIZE_CHECK_JS
 from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, RewindView
 from dashboard.views.base import FONT_PREFIX
 from dashboard.views.noise import cached_calibration, comparison_for, dropout_calls
@@ -287,15 +292,18 @@ def _warmed(pool: ComputePool) -> ComputePool:
     return pool
 
 
-def _server_doc_in_one_pass(template, server_doc, doc=None, *args, **kwargs):
+def _server_doc_in_one_pass(template, server_doc, doc=None, title=None, location=True, *, session_location=None):
     """Attach the page to its document with Bokeh's model graph recomputed once rather than after
-    every JavaScript link Panel adds (about 20 passes): a session opens about 1 s sooner."""
+    every JavaScript link Panel adds (about 20 passes): a session opens about 1 s sooner. With
+    ``session_location``, that is the page's address object (see :class:`AddressLocation`)."""
+    if session_location is not None:
+        location = session_location
     doc = doc if doc is not None else pn.state.curdoc
     if doc is None:
-        return server_doc(doc, *args, **kwargs)
+        return server_doc(doc, title, location)
     roots = len(pn.state._fake_roots)
     with doc.models.freeze():
-        result = server_doc(doc, *args, **kwargs)
+        result = server_doc(doc, title, location)
     if len(pn.state._fake_roots) > roots:
         # Panel 1.9 adds the template's root to a process-wide list and never takes it out (its clean-up
         # looks in a map nothing fills): filled here, Panel's own clean-up removes it when the session ends
@@ -303,38 +311,121 @@ def _server_doc_in_one_pass(template, server_doc, doc=None, *args, **kwargs):
     return result
 
 
+MAX_ADDRESS_VALUE = 64  # characters: longer address values are refused unread
+
+
+def _address_text(raw) -> str:
+    """One query argument as text (Bokeh hands over ``[bytes, ...]``; the last one counts)."""
+    if isinstance(raw, list):
+        raw = raw[-1] if raw else b""
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
 def link_values(arguments: dict) -> tuple[dict, dict]:
     """Settings from a page address's query arguments (``{key: [bytes, ...]}``, as Bokeh hands them
     over): values decoded like Panel's location sync (JSON where it parses, else text). Returns the
-    values by setting name and, by query key, the keys that name no setting."""
+    values by setting name and, by query key, the reasons for the keys refused here: keys that name
+    no setting and values too long to be one (a 4,300-digit number or a deeply nested list is never
+    parsed)."""
+    if not isinstance(arguments, dict):
+        raise TypeError(f"arguments must be a dict of query arguments, got {type(arguments).__name__}")
     names = {key: name for name, key in URL_KEYS.items()}
-    values, unknown = {}, {}
+    values, refused = {}, {}
     for key, raw in arguments.items():
-        text = (raw[-1] if raw else b"").decode("utf-8", "replace") if isinstance(raw, list) else str(raw)
+        text = _address_text(raw)
         if key not in names:
-            unknown[key] = "not a setting"
-            continue
-        try:
-            values[names[key]] = json.loads(text)
-        except ValueError:
-            values[names[key]] = text
-    return values, unknown
+            refused[key] = "not a setting"
+        elif len(text) > MAX_ADDRESS_VALUE:
+            refused[key] = f"longer than {MAX_ADDRESS_VALUE} characters"
+        else:
+            try:
+                values[names[key]] = json.loads(text)
+            except (ValueError, RecursionError):
+                values[names[key]] = text
+    return values, refused
 
 
 def refused_message(refused: dict, arguments: dict) -> str:
-    """A plain note naming the address values that were ignored (each shown short and as code, so
-    markup in a value is displayed, never rendered)."""
+    """A plain note naming the address values that were ignored (keys and values shown short and as
+    text: markup in either is displayed, never rendered)."""
     parts = []
     for key, reason in refused.items():
-        raw = arguments.get(key, [b""])
-        text = (raw[-1] if raw else b"").decode("utf-8", "replace") if isinstance(raw, list) else str(raw)
-        shown = text.replace("`", "'").replace("\n", " ")[:40] + ("..." if len(text) > 40 else "")
-        parts.append(f"`{key}={shown}` ({reason})")
+        shown = f"{plain(key, limit=40)}={plain(_address_text(arguments.get(key, [b''])), limit=40)}"
+        parts.append(f'"{shown}" ({plain(reason)})')
     return (
         "Ignored from the page address: "
         + "; ".join(parts)
         + ". Everything else in the address was applied; the sliders show the values in use."
     )
+
+
+class AddressLocation(Location):
+    """A session's page address, read and written only through :func:`link_values` and
+    ``Settings.apply_values``. Panel 1.9's own reading gave HTTP 500 for a query value of over 4,300
+    digits (an unbounded ``int()``) and for an IPv6 Host header (split on ':'), and took ``true`` as 1
+    for a number; its query parsing is never used here."""
+
+    @classmethod
+    def for_request(cls, request) -> AddressLocation:
+        """The address of ``request`` (a Bokeh session's request), its query left empty: the
+        settings write it."""
+        location = cls()
+        host = str(getattr(request, "host", "") or "")
+        if host.startswith("["):  # an IPv6 literal: [::1]:5006
+            hostname, _, port = host.partition("]")
+            hostname, port = hostname + "]", port[1:]
+        else:
+            hostname, _, port = host.partition(":")
+        pathname = str(getattr(request, "uri", "/") or "/").split("?", 1)[0].split("#", 1)[0]
+        with edit_readonly(location):
+            location.param.update(hostname=hostname, port=port, pathname=pathname)
+        return location
+
+    @property
+    def query_params(self) -> dict:
+        """The query as text, key by key (used by Panel's own watchers): long values left out."""
+        pairs = urllib.parse.parse_qsl(self.search[1:], keep_blank_values=True, max_num_fields=200)
+        return {k: v for k, v in pairs if len(k) <= MAX_ADDRESS_VALUE and len(v) <= MAX_ADDRESS_VALUE}
+
+    def follow(self, settings: Settings, on_refused) -> None:
+        """Keep the address and ``settings`` in step: settings changes rewrite the query; a query the
+        browser sends (on load, back and forward) is applied value by value, and
+        ``on_refused(refused, arguments)`` hears of values that were not; then the query is rewritten
+        from the settings in use."""
+        settings.param.watch(lambda *_events: self._write(settings), list(URL_KEYS))
+        self.param.watch(lambda event: self._read(settings, event.new, on_refused), "search")
+        self._write(settings)
+
+    def _write(self, settings: Settings) -> None:
+        query = {}
+        for name, key in URL_KEYS.items():
+            value = getattr(settings, name)
+            query[key] = value if isinstance(value, str) else json.dumps(value)
+        search = "?" + urllib.parse.urlencode(query)
+        if search != self.search:
+            self.search = search
+
+    def _read(self, settings: Settings, search: str, on_refused) -> None:
+        try:
+            pairs = urllib.parse.parse_qsl((search or "")[1:], keep_blank_values=True, max_num_fields=200)
+        except ValueError:  # more than 200 fields
+            pairs = []
+        arguments = {key: [value.encode()] for key, value in pairs}
+        values, refused = link_values(arguments)
+        changed = {
+            name: value
+            for name, value in values.items()
+            if not (
+                value == getattr(settings, name)
+                and isinstance(value, bool) == isinstance(getattr(settings, name), bool)
+            )
+        }
+        refused.update(
+            {URL_KEYS[name]: why for name, why in settings.apply_values(changed).items() if name in URL_KEYS}
+        )
+        if refused:
+            on_refused(refused, arguments)
+        self._write(settings)
 
 
 def create_app(
@@ -345,17 +436,20 @@ def create_app(
     else the logo and fonts are inlined into the page)."""
     notice = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
     settings = lab.settings if lab is not None else Settings()
-    if pn.state.location is not None:  # before the first view is built, so it computes once
+    doc = pn.state.curdoc
+    served = doc is not None and doc.session_context is not None
+
+    def show_refused(refused, arguments):
+        notice.object = refused_message(refused, arguments)
+        notice.visible = True
+        log.info("ignored address values: %s", ", ".join(sorted(repr(k[:20]) for k in refused))[:200])
+
+    if served:  # before the first view is built, so it computes once
         arguments = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh-")}
-        values, unknown = link_values(arguments)
-        refused = {
-            **unknown,
-            **{URL_KEYS[name]: reason for name, reason in settings.apply_values(values).items() if name in URL_KEYS},
-        }
+        values, refused = link_values(arguments)
+        refused.update({URL_KEYS[name]: why for name, why in settings.apply_values(values).items() if name in URL_KEYS})
         if refused:
-            notice.object = refused_message(refused, arguments)
-            notice.visible = True
-            log.info("ignored address values: %s", ", ".join(sorted(k[:20] for k in refused))[:200])
+            show_refused(refused, arguments)
     lab = lab or NoiseLab(settings, pool=pool)
     template = pn.template.BootstrapTemplate(
         title=TITLE,
@@ -372,18 +466,17 @@ def create_app(
     )
     template.config.raw_css = [page_css(assets)]
     template.server_doc = functools.partial(_server_doc_in_one_pass, template, template.server_doc)
-    doc = pn.state.curdoc
-    if doc is not None and doc.session_context is not None:
-        doc.js_on_event("document_ready", CustomJS(code=ON_LOAD_JS))
+    if served:
+        doc.js_on_event("document_ready", CustomJS(code=ON_LOAD_JS + SIZE_CHECK_JS))
         doc.on_session_destroyed(lambda _context: lab.end_session())
         # with several server processes a page's websocket may reach another process, which then builds
         # the session without rendering the page: Panel's style sheets must still come from this server
         doc._template_variables.setdefault(
             "dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
         )
-    if pn.state.location is not None:
-        # later address changes (back and forward) are applied value by value in the same way
-        pn.state.location.sync(lab.settings, URL_KEYS, on_error=lab.settings.apply_values)
+        location = AddressLocation.for_request(doc.session_context.request)
+        location.follow(lab.settings, show_refused)  # later changes (back and forward) the same way
+        template.server_doc = functools.partial(template.server_doc, session_location=location)
     return template
 
 

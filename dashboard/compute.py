@@ -3,9 +3,11 @@ or a Dask cluster shared by several web processes or machines.
 
 A :class:`ComputePool` belongs to one server process (``dashboard.serve`` builds it, ``panel serve``
 keeps it in ``pn.state.cache``) and is handed to every session. Results are memoised by their inputs in
-a bounded store, and a request that is already running is joined rather than repeated, so a class that
-asks for the same calibration at once computes it once. Only module-level functions with plain
-arguments are sent, so the same call works in a thread and on a Dask worker.
+a store bounded by count and by bytes (an uploaded file in the inputs is keyed by its content hash,
+so the store never holds the file itself), and a request that is already running is joined rather
+than repeated, so a class that asks for the same calibration at once computes it once. Only
+module-level functions with plain arguments are sent, so the same call works in a thread and on a
+Dask worker.
 """
 
 from __future__ import annotations
@@ -13,9 +15,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import dataclasses
+import hashlib
 import os
 import queue
+import sys
 import threading
+
+import numpy as np
 
 __all__ = ["ComputePool", "pool_mapper", "process_mapper", "run_capped"]
 
@@ -34,6 +41,9 @@ class ComputePool:
         Worker threads when Dask is not used (default: the number of cores).
     max_results : int
         Results kept for repeat requests (least recently used dropped first).
+    max_bytes : int
+        Memory the kept results may take (estimated from their arrays and bytes; least recently
+        used dropped first; a larger result is returned but not kept).
     """
 
     def __init__(
@@ -43,20 +53,28 @@ class ComputePool:
         local_workers: int | None = None,
         threads: int | None = None,
         max_results: int = 64,
+        max_bytes: int = 256 * 2**20,
     ):
         if scheduler is not None and not isinstance(scheduler, str):
             raise TypeError(f"scheduler must be an address string such as 'tcp://127.0.0.1:8786', not {scheduler!r}")
         if scheduler is not None and local_workers is not None:
             raise ValueError("give either scheduler (an existing Dask cluster) or local_workers, not both")
-        for name, value in (("local_workers", local_workers), ("threads", threads), ("max_results", max_results)):
+        for name, value in (
+            ("local_workers", local_workers),
+            ("threads", threads),
+            ("max_results", max_results),
+            ("max_bytes", max_bytes),
+        ):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         self.scheduler = scheduler
         self.local_workers = local_workers
         self.threads = threads or os.cpu_count() or 2
         self.max_results = max_results
+        self.max_bytes = max_bytes
         self._results: collections.OrderedDict = collections.OrderedDict()
-        self._lock = threading.Lock()
+        self._sizes: dict = {}  # key -> estimated bytes of a finished result
+        self._lock = threading.RLock()  # a done callback may run inside future()
         self._executor = None  # created on first use: after a fork, in the process that uses it
         self._client = None
         self._cluster = None
@@ -75,7 +93,12 @@ class ComputePool:
     # --- submitting -------------------------------------------------------------------------
     def future(self, func, /, *args, **kwargs) -> concurrent.futures.Future:
         """A future for ``func(*args, **kwargs)``: a stored or running one for the same inputs if there is one."""
-        key = (func.__module__, func.__qualname__, args, tuple(sorted(kwargs.items())))
+        key = (
+            func.__module__,
+            func.__qualname__,
+            tuple(_key_part(a) for a in args),
+            tuple(sorted((k, _key_part(v)) for k, v in kwargs.items())),
+        )
         try:
             hash(key)
         except TypeError:  # arrays or other unhashable inputs: computed every time
@@ -90,9 +113,34 @@ class ComputePool:
             future = self._submit(func, args, kwargs)
             future._noiselab_waiters = 1
             self._results[key] = future
-            while len(self._results) > self.max_results:
-                self._results.popitem(last=False)
-            return future
+            self._sizes.pop(key, None)
+            self._trim()
+        future.add_done_callback(lambda done: self._measure(key, done))
+        return future
+
+    def _measure(self, key, future):
+        """A result has arrived: count its bytes against the budget (a failure is not kept)."""
+        failed = future.cancelled() or future.exception() is not None
+        size = 0 if failed else _size_of(future.result())
+        with self._lock:
+            if self._results.get(key) is not future:
+                return
+            if failed or size > self.max_bytes:
+                del self._results[key]
+                return
+            self._sizes[key] = size
+            self._trim()
+
+    def _trim(self):
+        """Drop the least recently used results until both bounds hold (running ones count 0 bytes)."""
+        while len(self._results) > self.max_results or sum(self._sizes.values()) > self.max_bytes:
+            key, _ = self._results.popitem(last=False)
+            self._sizes.pop(key, None)
+
+    def cached_bytes(self) -> int:
+        """Estimated bytes of the results kept."""
+        with self._lock:
+            return sum(self._sizes.values())
 
     def release(self, future) -> bool:
         """One caller of :meth:`future` no longer needs ``future``. When no caller does and it has not
@@ -185,6 +233,52 @@ class ComputePool:
             except ValueError:
                 raise ValueError(f"NOISELAB_DASK_LOCAL must be a number of workers, got {local[:40]!r}") from None
         return cls(scheduler=scheduler, local_workers=local)
+
+
+_DIGEST_FROM = 1024  # bytes inputs longer than this are keyed by their hash
+
+
+def _key_part(value):
+    """An input as part of a store key: long bytes by their content hash (an uploaded file is not
+    kept alive by the store), frozen dataclasses field by field."""
+    if isinstance(value, bytes | bytearray | memoryview) and len(value) > _DIGEST_FROM:
+        return ("blake2b", len(value), hashlib.blake2b(value, digest_size=32).hexdigest())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = tuple((f.name, _key_part(getattr(value, f.name))) for f in dataclasses.fields(value))
+        return (type(value).__module__, type(value).__qualname__, fields)
+    if type(value) is tuple:
+        return tuple(_key_part(item) for item in value)
+    return value
+
+
+def _size_of(value, depth: int = 0, seen: set | None = None) -> int:
+    """Bytes a result holds, roughly: its arrays, bytes and strings, through containers and object
+    attributes a few levels deep (long sequences estimated from their first items)."""
+    seen = set() if seen is None else seen
+    if id(value) in seen or depth > 5:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, np.ndarray):
+        return value.nbytes if value.base is None or id(value.base) not in seen else 0
+    if isinstance(value, bytes | bytearray | str):
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        items = list(value.items())[:100]
+        part = sum(_size_of(k, depth + 1, seen) + _size_of(v, depth + 1, seen) for k, v in items)
+        return sys.getsizeof(value) + part * len(value) // max(len(items), 1)
+    if isinstance(value, list | tuple | set | frozenset):
+        items = list(value)[:100] if not isinstance(value, list | tuple) else value[:100]
+        part = sum(_size_of(item, depth + 1, seen) for item in items)
+        return sys.getsizeof(value) + part * len(value) // max(len(items), 1)
+    size = sys.getsizeof(value)
+    attributes = getattr(value, "__dict__", None)
+    if attributes is not None:
+        size += _size_of(attributes, depth + 1, seen)
+    for cls in type(value).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if isinstance(name, str) and hasattr(value, name):
+                size += _size_of(getattr(value, name), depth + 1, seen)
+    return size
 
 
 class _DaemonThreads:

@@ -4,15 +4,27 @@
 
 Trials run in chunks with one child seed each, so ``--workers N`` (processes on this machine) or
 ``--dask-scheduler ADDRESS`` / ``--dask-local N`` (a Dask cluster; progress is then not shown) give
-the same numbers as one process. Bad input (a missing or malformed data file, a bad option) ends
-with a one-line message and exit status 2.
+the same numbers as one process. Bad input (a missing or malformed data file, a bad option, an
+``--out`` folder that cannot be written, checked before computing) ends with a one-line message and
+exit status 2.
+
+The output files are written all or nothing: each to a temporary name in the output folder, and
+renamed over the old ones only when all are complete, so a failed run (a full disk) leaves the old
+set whole. Ctrl+C (SIGINT) or SIGTERM stops the worker processes and ends with one line, exit
+status 128 + the signal's number.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
+import os
+import signal
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,6 +47,7 @@ from noisecore.experiments import (
 from noisecore.tasks import LogisticRegressionTask, RidgeRegressionTask, load_kddcup, load_twitter_buzz, split
 
 COLORS = {key: PALETTE[key] for key in ("bm", "lnr", "doubling")}  # the app's colours
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class ProgressBar:
@@ -72,11 +85,85 @@ def build_task(name, *, data=None, n=10_000, lam=0.05, rng=None):
     return cls(Xt, yt, lam=lam, holdout=hold)
 
 
-def write_csv(path, header, rows):
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows(rows)
+def csv_text(header, rows):
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def check_out(out):
+    """Raise OSError unless ``out`` is a writable folder or can be created as one (nothing is created)."""
+    existing = out
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        what = "is not a folder" if existing == out else f"cannot be created: {existing} is not a folder"
+        raise OSError(f"--out {out} {what}")
+    try:  # a real probe: os.access says yes to root on a read-only mount
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise OSError(f"--out {out}: cannot write in {existing} ({exc.strerror or exc})") from None
+
+
+def write_temp(folder, name, text):
+    """Write ``text`` to a new temporary file beside ``name`` in ``folder``; return its path."""
+    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+    except BaseException:
+        os.unlink(temp)
+        raise
+    return temp
+
+
+def write_all(folder, files, *, replaced=None):
+    """Write ``files`` ({name: text}) into ``folder`` all or nothing: every file to a temporary name
+    first, then each renamed over its old version (``os.replace``, atomic per file). A failure while
+    writing removes the temporary files and leaves the old set whole. SIGINT and SIGTERM wait
+    while the files are renamed, so the set is never left half replaced; ``replaced`` (a list), if
+    given, gets True appended before they are taken."""
+    folder.mkdir(parents=True, exist_ok=True)
+    temps = {}
+    try:
+        for name, text in files.items():
+            temps[name] = write_temp(folder, name, text)
+        with _signals_held():
+            for name, temp in temps.items():
+                os.replace(temp, folder / name)
+            temps.clear()
+            if replaced is not None:
+                replaced.append(True)
+    finally:
+        for temp in temps.values():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGINT and SIGTERM wait until the block ends, then are raised as usual. (Masking them in
+    this thread would not do: another thread may take the signal, and Python still runs the
+    handler here.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: held.append(signum)) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if held:
+            signal.raise_signal(held[0])
 
 
 def tradeoff_figure(result):
@@ -158,17 +245,98 @@ def main(argv=None):
         parser.error(f"--seed must be >= 0, got {args.seed}")
     if args.target is not None and not args.target > 0:
         parser.error(f"--target must be a loss > 0, got {args.target}")
+    stopped = []  # the signal that stopped the run
+
+    def on_signal(signum, frame):
+        stopped.append(signum)
+        # the run is abandoned: joblib's executor threads may fail as it shuts down; say nothing
+        threading.excepthook = lambda hook_args: None
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
+    written = []  # set once the new outputs replaced the old ones
     try:
-        run(args)
+        run(args, written=written)
     except (ValueError, TypeError, OSError) as exc:  # user errors: a plain message, no traceback
         parser.exit(2, f"{parser.prog}: error: {exc}\n")
+    except KeyboardInterrupt:
+        for sig in previous:  # a second Ctrl+C does not interrupt the clean-up
+            signal.signal(sig, signal.SIG_IGN)
+        stop_children()
+        signum = stopped[0] if stopped else signal.SIGINT
+        outcome = "the new outputs were written" if written else "the output folder is unchanged"
+        parser.exit(128 + signum, f"\n{parser.prog}: stopped by {signal.Signals(signum).name}; {outcome}\n")
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
-def run(args):
+def _children(pid):
+    """Process ids whose parent is ``pid`` (from /proc; empty where there is no /proc)."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _descendants(pid):
+    out, todo = [], [pid]
+    while todo:
+        children = _children(todo.pop())
+        out += children
+        todo += children
+    return out
+
+
+def stop_children(grace=2.0):
+    """Stop this process's worker processes, should joblib's own shutdown miss any: wait ``grace``
+    seconds, then SIGTERM, then SIGKILL. Resource trackers are left alone: they clean up and exit
+    when this process exits (killing one makes loky relaunch it and print tracebacks)."""
+    left = [pid for pid in _descendants(os.getpid()) if not _tracker(pid)]
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        for pid in left if sig is not None else []:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + grace
+        while left and time.monotonic() < deadline:
+            time.sleep(0.05)
+            for pid in left:  # reap our own children; others are reaped by their parent
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+            left = [pid for pid in left if not _zombie(pid)]
+        if not left:
+            return
+
+
+def _tracker(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return b"resource_tracker" in handle.read()
+    except OSError:
+        return False
+
+
+def _zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def run(args, *, written=None):
+    out = Path(args.out)
+    check_out(out)  # before any computing
     pool = None
     if args.dask_scheduler is not None or args.dask_local is not None:
         pool = ComputePool(scheduler=args.dask_scheduler, local_workers=args.dask_local)
-    out = Path(args.out)
     task = build_task(args.task, data=args.data, rng=args.seed)
     eps = default_epsilons(args.levels)
     target = args.target if args.target is not None else DEFAULT_TARGETS[args.task]
@@ -187,14 +355,9 @@ def run(args):
         if pool is not None:
             pool.close()
     trade, stop = result.tradeoff, result.stopping
-    out.mkdir(parents=True, exist_ok=True)
-    header, rows = trade.rows()
-    write_csv(out / f"{args.task}_tradeoff.csv", header, rows)
-    write_csv(out / f"{args.task}_stopping.csv", *stop.rows())
     lines = ["mechanism,rule,median_ex_post_epsilon,fraction_stopped"]
     for (mech, rule), (median, frac) in stop.summary().items():
         lines.append(f"{mech},{rule},{median:.4f},{frac:.3f}")
-    (out / f"{args.task}_summary.csv").write_text("\n".join(lines) + "\n")
     at_tuned = int(np.argmin(np.abs(trade.epsilons - trade.tuned_epsilon)))
     note = (
         f"<p>Task <b>{args.task}</b>, n = {task.n}, lambda = {task.lam}, {args.trials} trials, seed {args.seed}. "
@@ -202,7 +365,13 @@ def run(args):
         f"LNR {trade.lnr_mean[at_tuned]:.5f} (optimum {trade.optimal_loss:.5f}).</p>"
     )
     page = column(Div(text=note, width=1280), row(tradeoff_figure(trade), stopping_figure(stop)))
-    (out / f"{args.task}_figure.html").write_text(file_html(page, INLINE, f"noiselab: {args.task} experiments"))
+    files = {
+        f"{args.task}_tradeoff.csv": csv_text(*trade.rows()),
+        f"{args.task}_stopping.csv": csv_text(*stop.rows()),
+        f"{args.task}_summary.csv": "\n".join(lines) + "\n",
+        f"{args.task}_figure.html": file_html(page, INLINE, f"noiselab: {args.task} experiments"),
+    }
+    write_all(out, files, replaced=written)
     print("\n".join(lines))
     print(f"wrote {out}/{args.task}_tradeoff.csv, _stopping.csv, _summary.csv, _figure.html")
 

@@ -115,7 +115,9 @@ class Settings(param.Parameterized):
             for name, value in values.items():
                 if name not in DEFAULTS:
                     refused[name] = "not a setting"
-                elif isinstance(value, float) and not math.isfinite(value):
+                elif not _right_kind(self.param[name], value) or (
+                    isinstance(value, float) and not math.isfinite(value)
+                ):
                     refused[name] = f"must be {_allowed(self.param[name])}"
                 elif name == "tour":
                     tour = value  # last: a tour step sets the sliders itself
@@ -135,6 +137,14 @@ class Settings(param.Parameterized):
 
     def as_query(self) -> dict:
         return {name: getattr(self, name) for name in DEFAULTS}
+
+
+def _right_kind(parameter, value) -> bool:
+    """A value of the kind the setting holds: true/false only for a switch, one number or word for
+    the rest (param takes True for a number, which the views then could not use)."""
+    if isinstance(parameter, param.Boolean):
+        return isinstance(value, bool)
+    return isinstance(value, int | float | str) and not isinstance(value, bool)
 
 
 def _allowed(parameter) -> str:

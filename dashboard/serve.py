@@ -28,6 +28,7 @@ from tornado.websocket import WebSocketClosedError
 
 from dashboard.app import ASSETS_ROUTE, TITLE, create_app, warm_up
 from dashboard.compute import ComputePool
+from dashboard.uploads import WEBSOCKET_MAX_MESSAGE_BYTES
 
 log = logging.getLogger("noiselab")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
@@ -61,10 +62,45 @@ class _ShortLines(logging.Filter):
     LIMIT = 500
 
     def filter(self, record):
-        message = record.getMessage()
-        if len(message) > self.LIMIT:
-            record.msg, record.args = message[: self.LIMIT] + " ... [cut]", None
+        _cut(record, self.LIMIT)
         return True
+
+
+def _cut(record, limit):
+    try:
+        message = record.getMessage()
+    except Exception:  # a malformed call: logging reports it when the record is written
+        return
+    if len(message) > limit:
+        record.msg, record.args = message[:limit] + " ... [cut]", None
+
+
+def _capped_records(factory):
+    """Every record of every logger, child loggers included (a filter on ``bokeh`` does not see
+    ``bokeh.server.views.ws``'s records), is cut to the line limit when it is made."""
+
+    def make(*args, **kwargs):
+        record = factory(*args, **kwargs)
+        _cut(record, _ShortLines.LIMIT)
+        return record
+
+    make.noiselab_capped = True
+    return make
+
+
+def _error_reply_without_stack(self, message, text):
+    """Bokeh's ERROR reply to a message the server could not handle, without the server's traceback
+    (which Bokeh attaches from the exception being handled) and with a short text."""
+    reply = self.protocol.create("ERROR", message.header["msgid"], str(text)[:200])
+    reply.content = {"text": reply.content["text"], "traceback": None}
+    return reply
+
+
+def hide_stacks_from_clients():
+    """Clients get Bokeh's error replies without the server's traceback (installed once per process)."""
+    from bokeh.server.connection import ServerConnection
+
+    ServerConnection.error = _error_reply_without_stack
 
 
 class _ClosedTabAtDebug(logging.Filter):
@@ -91,24 +127,33 @@ class _UnknownHost(RequestHandler):
         self.finish("This server answers only for the host names it was started with (see --allow-host).\n")
 
 
+def _as_host(address: str) -> str:
+    """An address as a Host header names it: an IPv6 literal in brackets."""
+    return f"[{address}]" if ":" in address and not address.startswith("[") else address
+
+
 def allowed_hosts(address, port, extra=()) -> list[str]:
-    """Host names (without port) the server answers for."""
+    """Host names (without port, lower case: browsers and tornado compare them so) the server
+    answers for."""
     names = set(LOOPBACK_NAMES)
     if address not in (None, "", "0.0.0.0", "::"):
-        names.add(address)
+        names.add(_as_host(address.lower()))
     for item in extra:
-        host = item.strip()
+        host = item.strip().lower()
         if host.startswith("["):  # [::1]:5006
             names.add(host.split("]")[0] + "]")
+        elif host.count(":") > 1:  # a bare IPv6 address
+            names.add(_as_host(host))
         else:
             names.add(host.rsplit(":", 1)[0] if host.count(":") == 1 else host)
     return sorted(names)
 
 
 def restrict_hosts(server, hosts) -> None:
-    """Answer only requests whose Host header names one of ``hosts`` (tornado's host routing)."""
+    """Answer only requests whose Host header names one of ``hosts`` (tornado's host routing; tornado
+    lower-cases the name it matches)."""
     app = server._tornado
-    pattern = "(" + "|".join(re.escape(h) for h in hosts) + ")$"
+    pattern = "(?i)(" + "|".join(re.escape(h.lower()) for h in hosts) + ")$"
     router = app.default_router
     router.rules = [Rule(HostMatches(pattern), app.wildcard_router), Rule(AnyMatches(), [(r".*", _UnknownHost)])]
     router.rules[-1] = router.process_rule(router.rules[-1])
@@ -138,7 +183,11 @@ def _stop_on_signals(loop):
 
 
 def configure_logging():
-    """Install the log filters once (a second call adds nothing)."""
+    """Install the log filters and the line cap once (a second call adds nothing), and keep server
+    tracebacks from clients."""
+    hide_stacks_from_clients()
+    if not getattr(logging.getLogRecordFactory(), "noiselab_capped", False):
+        logging.setLogRecordFactory(_capped_records(logging.getLogRecordFactory()))
     _add_filter_once(logging.getLogger("tornado.application"), _ClosedBeforeSessionFilter)
     for name in ("bokeh", "tornado", "panel", "noiselab"):
         logger = logging.getLogger(name)
@@ -193,21 +242,23 @@ def serve(
         asyncio.set_event_loop(loop := asyncio.new_event_loop())
         loop.set_exception_handler(_quiet_closed_sockets)
         _stop_on_signals(loop)
-    origins = list(origins or [])
+    origins = [origin.lower() for origin in origins or []]
     if not origins:
         origins = [f"localhost:{port}", f"127.0.0.1:{port}"]
         if address not in ("127.0.0.1", "localhost", "0.0.0.0", "::"):
-            origins.append(f"{address}:{port}")
+            origins.append(f"{_as_host(address.lower())}:{port}")
     pool = pool or ComputePool()
 
     def session_app():  # one fresh app per browser session, all sharing this process's compute pool
         return create_app(pool=pool, assets=ASSETS_ROUTE)
 
+    # Bokeh's origin list splits each entry on ':', so IPv6 literals ([::1]:5006) are added afterwards
+    bracketed = [origin for origin in origins if origin.startswith("[")]
     server = pn.serve(
         {"/": session_app},
         port=port,
         address=address,
-        websocket_origin=origins,
+        websocket_origin=[origin for origin in origins if origin not in bracketed] or [f"localhost:{port}"],
         show=show,
         title=TITLE,
         threaded=threaded,
@@ -215,10 +266,13 @@ def serve(
         start=False,
         # the logo and KaTeX's fonts, fetched once by each browser instead of inlined into every page
         static_dirs={ASSETS_ROUTE: str(resources.files("dashboard").joinpath("assets"))},
+        # the largest upload's message fits (dashboard.uploads); the browser keeps larger files back
+        websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_BYTES,
     )
     if threaded:  # a StoppableThread: the server is made inside it
         server.start()
         return server
+    server._tornado.websocket_origins.update(bracketed)
     restrict_hosts(server, allowed_hosts(address, port, [*(hosts or []), *origins]))
     if warm:  # in each web process, once it serves; in a thread, so the loop never waits for it
         server.io_loop.add_callback(server.io_loop.run_in_executor, None, warm_up, pool)
@@ -272,6 +326,7 @@ def main(argv=None):
     )
     parser.add_argument("--show", action="store_true", help="open a browser tab")
     args = parser.parse_args(argv)
+    parent = os.getpid()
     try:
         pool = ComputePool(scheduler=args.dask_scheduler, local_workers=args.dask_local)
         if pool.scheduler is not None:
@@ -288,6 +343,10 @@ def main(argv=None):
         serve(args.port, args.address, args.origins, args.show, num_procs=args.num_procs, pool=pool, hosts=args.hosts)
     except ValueError as exc:
         parser.error(str(exc))
+    except (KeyboardInterrupt, SystemExit):
+        pass  # Ctrl+C or SIGTERM: the one line below
+    if os.getpid() == parent:  # forked web processes return here too
+        print("noiselab: stopped", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

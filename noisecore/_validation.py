@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 from typing import SupportsFloat, TypeAlias, TypeVar
@@ -14,8 +15,35 @@ _T = TypeVar("_T")
 #: What ``generator`` (and so every ``rng=`` argument) accepts.
 SeedLike: TypeAlias = int | np.random.SeedSequence | np.random.BitGenerator | np.random.Generator | None
 
+FLOAT_RANGE = "a finite real number (|x| <= 1.8e308)"  # what a float can hold
 
-def real_scalar(name: str, value: object) -> float:
+
+def value_text(value: object) -> str:
+    """``value`` for an error message; a huge integer by its size (Python refuses to print one of
+    over 4,300 digits, and a 400-digit one helps nobody).
+
+    Parameters
+    ----------
+    value : object
+        Any argument.
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        number = int(value)
+        if abs(number) >= 10**20:
+            digits = int(abs(number).bit_length() * math.log10(2)) + 1
+            return f"{'a negative' if number < 0 else 'an'} integer of about {digits} digits"
+        return str(number)
+    try:
+        return repr(value)
+    except ValueError:  # a container holding a huge integer
+        return f"a {type(value).__name__}"
+
+
+def real_scalar(name: str, value: object, *, allowed: str = FLOAT_RANGE) -> float:
     """Return ``value`` as a finite float, else raise naming ``name``.
 
     Parameters
@@ -24,6 +52,8 @@ def real_scalar(name: str, value: object) -> float:
         Parameter name used in error messages.
     value : object
         A real number (not a bool) or a 0-d real numpy array.
+    allowed : str, optional
+        The caller's allowed range, for the message when an integer is beyond the float range.
 
     Returns
     -------
@@ -35,7 +65,7 @@ def real_scalar(name: str, value: object) -> float:
     TypeError
         If ``value`` is a bool or not a real number.
     ValueError
-        If ``value`` is NaN or infinite.
+        If ``value`` is NaN or infinite, or an integer beyond the float range.
     """
     number: SupportsFloat
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
@@ -44,13 +74,16 @@ def real_scalar(name: str, value: object) -> float:
         number = value.item()
     else:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    result = float(number)
+    try:
+        result = float(number)
+    except OverflowError:  # an int past 1.8e308
+        raise ValueError(f"{name} must be {allowed}, got {value_text(value)}") from None
     if not np.isfinite(result):
         raise ValueError(f"{name} must be finite, got {result}")
     return result
 
 
-def positive(name: str, value: object) -> float:
+def positive(name: str, value: object, *, allowed: str = "> 0") -> float:
     """Return ``value`` as a finite float > 0, else raise naming ``name``.
 
     Parameters
@@ -59,6 +92,8 @@ def positive(name: str, value: object) -> float:
         Parameter name used in error messages.
     value : object
         A real number, as for `real_scalar`.
+    allowed : str, optional
+        The caller's allowed range, for the message when an integer is beyond the float range.
 
     Returns
     -------
@@ -71,7 +106,7 @@ def positive(name: str, value: object) -> float:
     ValueError
         If ``value`` is not finite or is <= 0.
     """
-    result = real_scalar(name, value)
+    result = real_scalar(name, value, allowed=allowed)
     if result <= 0:
         raise ValueError(f"{name} must be > 0, got {result}")
     return result
@@ -100,7 +135,7 @@ def in_open_interval(name: str, value: object, low: float, high: float) -> float
     ValueError
         If ``value`` is not finite or lies outside (``low``, ``high``).
     """
-    result = real_scalar(name, value)
+    result = real_scalar(name, value, allowed=f"in ({low:g}, {high:g})")
     if not low < result < high:
         raise ValueError(f"{name} must be in ({low:g}, {high:g}), got {result}")
     return result
@@ -129,7 +164,7 @@ def in_interval(name: str, value: object, low: float, high: float) -> float:
     ValueError
         If ``value`` is not finite or lies outside [``low``, ``high``].
     """
-    result = real_scalar(name, value)
+    result = real_scalar(name, value, allowed=f"in [{low:g}, {high:g}]")
     if not low <= result <= high:
         raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {result}")
     return result
@@ -159,7 +194,7 @@ def positive_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+        raise ValueError(f"{name} must be >= 1, got {value_text(value)}")
     return int(value)
 
 
@@ -193,6 +228,12 @@ def real_array(name: str, value: object, *, allow_inf: bool = False) -> npt.NDAr
         raw = np.asarray(value)
     except Exception as exc:  # pragma: no cover - numpy raises many kinds
         raise TypeError(f"{name} must be a real number or array") from exc
+    if raw.dtype == object and raw.size and all(_plain_int(v) for v in raw.flat):
+        # Python ints past int64: as floats if they fit, else refused by range
+        try:
+            return raw.astype(float)
+        except OverflowError:
+            raise ValueError(f"{name} must hold finite real numbers (|x| <= 1.8e308), got a huge integer") from None
     if raw.dtype == bool or not (np.issubdtype(raw.dtype, np.integer) or np.issubdtype(raw.dtype, np.floating)):
         raise TypeError(f"{name} must be a real number or array, got dtype {raw.dtype}")
     arr: npt.NDArray[np.float64] = raw.astype(float)
@@ -201,6 +242,10 @@ def real_array(name: str, value: object, *, allow_inf: bool = False) -> npt.NDAr
     if not allow_inf and np.isinf(arr).any():
         raise ValueError(f"{name} must be finite")
     return arr
+
+
+def _plain_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def nonnegative_array(name: str, value: object) -> npt.NDArray[np.float64]:
@@ -286,7 +331,7 @@ def scale(name: str, value: object) -> float:
     ValueError
         If ``value`` is not finite, is <= 0 or lies outside [1e-100, 1e100].
     """
-    result = positive(name, value)
+    result = positive(name, value, allowed=f"in [{SCALE_MIN:g}, {SCALE_MAX:g}]")
     if not SCALE_MIN <= result <= SCALE_MAX:
         raise ValueError(f"{name} must be in [{SCALE_MIN:g}, {SCALE_MAX:g}], got {result:g}")
     return result
@@ -350,7 +395,7 @@ def bounded_int(name: str, value: object, low: int = 1, high: int = MAX_ELEMENTS
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     number = int(value)
     if not low <= number <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high:g}], got {value}")
+        raise ValueError(f"{name} must be an integer in [{low}, {high:g}], got {value_text(value)}")
     return number
 
 
@@ -383,7 +428,7 @@ def sample_size(name: str, value: object, per_item: int = 1) -> int | tuple[int,
     raw = value if isinstance(value, (tuple, list)) else (value,)
     dims = tuple(bounded_int(name, d, 0, MAX_ELEMENTS) for d in raw)
     if int(np.prod(dims, dtype=float)) * per_item > MAX_ELEMENTS:
-        raise ValueError(f"{name} asks for more than {MAX_ELEMENTS:g} values, got {value}")
+        raise ValueError(f"{name} asks for more than {MAX_ELEMENTS:g} values, got {value_text(value)}")
     return dims if isinstance(value, (tuple, list)) else dims[0]
 
 

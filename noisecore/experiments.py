@@ -33,6 +33,7 @@ from ._validation import (
     in_open_interval,
     positive,
     real_array,
+    value_text,
 )
 from .boundaries import LinearBoundary
 from .laplace_reduction import koufogiannis_chain
@@ -1170,6 +1171,6 @@ def planned_chunk(
         raise TypeError(f"planned_chunk takes delta, tuned_epsilon, target and at_epsilon as options, got {unknown}")
     plan = chunk_plan(trials, rng=rng)
     if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < len(plan):
-        raise ValueError(f"index must be a chunk number from 0 to {len(plan) - 1}, got {index!r}")
+        raise ValueError(f"index must be a chunk number from 0 to {len(plan) - 1}, got {value_text(index)}")
     count, child = plan[int(index)]
     return experiment_chunk(task, epsilons=epsilons, count=count, rng=child, **options)

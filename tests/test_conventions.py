@@ -27,7 +27,7 @@ FAMILY_PARAMETERS = {
     "level_grid": ("low", "high"),
 }
 OLD_CALIBRATION_NAMES = ("for_epsilon", "analytic", "classic", "optimized_for", "time_for")
-APP_MODULES = ("dashboard.scenarios", "dashboard.explorer")
+APP_MODULES = ("dashboard.scenarios", "dashboard.explorer", "dashboard.notebook")
 
 
 def _public_callables():

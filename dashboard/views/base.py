@@ -17,6 +17,7 @@ from bokeh.models import GlyphRenderer
 from bokeh.plotting import figure
 
 from ..compute import ComputePool
+from ..escape import plain
 from ..models import Settings
 from ..palette import PALETTE
 
@@ -385,7 +386,8 @@ class BaseView(pn.viewable.Viewer):
         return True
 
     def rejected_text(self, exc) -> str:
-        return f"This setting cannot be shown: {exc}. The previous result is kept."
+        # the message may quote outside text (a file's cell, an address value): shown, never rendered
+        return f"This setting cannot be shown: {plain(exc, limit=600)}. The previous result is kept."
 
     def _show_alert(self, text):
         self.alert.object = text

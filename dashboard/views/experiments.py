@@ -12,6 +12,7 @@ from bokeh.models import Band, ColumnDataSource, FixedTicker, Span, Whisker
 from noisecore.experiments import combine_chunks
 
 from ..claims import experiments_headline, stopping_table
+from ..escape import plain
 from ..explorer import (
     RULE_LABELS,
     ExperimentSpec,
@@ -23,9 +24,9 @@ from ..explorer import (
 )
 from ..models import ExperimentSettings
 from ..palette import PALETTE
+from ..uploads import upload_problem
 from .base import TABLE_SCROLL, BaseView, finite, fmt, new_figure, stack, text
 
-MAX_UPLOAD_MB = 20
 RULE_COLORS = {"bm": PALETTE["bm"], "lnr": PALETTE["lnr"], "doubling": PALETTE["doubling"]}
 
 
@@ -158,8 +159,10 @@ class ExperimentsView(BaseView):
 
         self._started_settings = self._shown_settings = None
         self._shown_status = ""
+        self._run_pending = False  # a run's status line is on screen until it ends
         self.config.param.watch(self._on_run_settings, list(self.RUN_SETTINGS))
-        self.file_input.param.watch(self._on_upload, "value")
+        # an empty file or one the browser kept back changes only the name or the type
+        self.file_input.param.watch(self._on_upload, ["value", "filename", "mime_type"])
         self.source_select.param.watch(self._on_source, "value")
         self.column_select.param.watch(self._on_column, "value")
         self.run_button.on_click(lambda _event: self.schedule(self.start))
@@ -167,7 +170,7 @@ class ExperimentsView(BaseView):
         self.schedule(self.start)
 
     def rejected_text(self, exc) -> str:
-        return f"This cannot be run: {exc}. Your settings and the last result are kept."
+        return f"This cannot be run: {plain(exc, limit=600)}. Your settings and the last result are kept."
 
     # --- inputs --------------------------------------------------------------------------------
     def _on_source(self, event):
@@ -178,17 +181,20 @@ class ExperimentsView(BaseView):
     def _on_column(self, event):
         self.config.target_column = event.new or None
 
-    def _on_upload(self, event):
-        content = event.new
-        if not content:
+    def _on_upload(self, *_events):
+        """A new file replaces the last one at once (Run never uses an older file), and is inspected
+        away from the loop; a refused one is named."""
+        content, filename = self.file_input.value, self.file_input.filename
+        if content is None and filename is None:
+            return  # cleared
+        self._upload = None
+        self.column_select.options, self.column_select.disabled = [], True
+        problem = upload_problem(content, filename, self.file_input.mime_type)
+        if problem is not None:
+            self.cancel("inspect")
+            self._show_alert(f"{problem} Your other settings are unchanged.")
             return
-        filename = self.file_input.filename or "upload.csv"
-        if len(content) > MAX_UPLOAD_MB * 2**20:
-            self._show_alert(
-                f"{filename} is {len(content) / 2**20:.1f} MB; files up to {MAX_UPLOAD_MB} MB are "
-                "accepted. Your other settings are unchanged."
-            )
-            return
+        filename = filename or "upload.csv"
         call = functools.partial(inspect_table, bytes(content), filename=filename)
         self.offload("inspect", call, functools.partial(self.accept_upload, bytes(content), filename), busy=self.status)
 
@@ -201,7 +207,8 @@ class ExperimentsView(BaseView):
         self.config.target_column = columns[-1]
         self.source_select.value = "upload"
         self.status.object = (
-            f"**{filename}**: {len(columns)} columns. Choose the target column and the task, then press Run."
+            f"**{plain(filename, limit=80)}**: {len(columns)} columns. Choose the target column and the task, "
+            "then press Run."
         )
 
     def spec(self) -> ExperimentSpec:
@@ -248,6 +255,7 @@ class ExperimentsView(BaseView):
         self.run_button.disabled = True
         self.cancel_button.disabled = False
         self.status.object = "Preparing the data and the non-private optimum..."
+        self._run_pending = True
         self.offload(
             "prepare", functools.partial(prepare, spec), functools.partial(self._run_chunks, spec, levels), busy=None
         )
@@ -258,7 +266,7 @@ class ExperimentsView(BaseView):
         target = self.config.target if self.config.target is not None else prepared.suggested_target
         trials, delta = self.config.trials, self.settings.delta
         calls = chunk_calls(prepared.task, levels=levels, trials=trials, rng=spec.seed, target=target, delta=delta)
-        self.status.object = f"Running {trials} trials on {prepared.description}..."
+        self.status.object = f"Running {trials} trials on {plain(prepared.description)}..."
         self.offload_each(
             "experiment", calls, functools.partial(self.show, prepared, levels, target, delta), progress=self.progress
         )
@@ -268,6 +276,7 @@ class ExperimentsView(BaseView):
         cancelled = self.cancel("prepare") | self.cancel("experiment")
         if cancelled:
             self.status.object = "Cancelled; the previous result is kept."
+            self._run_pending = False
         self._idle()
 
     def _idle(self):
@@ -276,6 +285,11 @@ class ExperimentsView(BaseView):
 
     def guarded(self, func, *args):
         ok = super().guarded(func, *args)
+        if not ok and self._run_pending:  # a refused run: its "Preparing..." line must not stay
+            self._run_pending = False
+            self.status.object = "Not run: see the message above. " + (
+                f"The plots show the last run ({self._shown_status})" if self._shown_status else ""
+            )
         if not ok or not (self.running("prepare") or self.running("experiment")):
             self._idle()
         return ok
@@ -302,11 +316,12 @@ class ExperimentsView(BaseView):
             self.headline.object = experiments_headline(result, delta=delta, lowest_allowed=lowest).text
             self.table.object = stopping_table(result).text
             self.status.object = (
-                f"{prepared.description}. {trade.trials} trials, {len(levels)} levels from "
+                f"{plain(prepared.description)}. {trade.trials} trials, {len(levels)} levels from "
                 f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "
                 f"delta {fmt(delta, 2)}, seed {self.settings.seed}."
             )
             self._shown_settings, self._shown_status = self._started_settings, self.status.object
+            self._run_pending = False
         self._idle()
 
     # --- export --------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure, sta
 NAMES = ("Laplace", "Staircase", "Arete")
 DISTANCES = np.linspace(0.0, 4.0, 17)
 PRESENT = np.array([1.0, 0.95, 0.9, 0.8, 0.7, 0.6])
+PLACEHOLDER_DELAY_MS = 600  # how long the view waits for the calibrated Arete before drawing a placeholder
 
 
 class NoiseView(BaseView):
@@ -220,8 +221,33 @@ class NoiseView(BaseView):
             self.cancel_buttons[name].visible = False
 
     def update(self):
+        """Draw the comparison at the slider's epsilon. The calibrated Arete comes from the pool: wait up to
+        PLACEHOLDER_DELAY_MS for it (most calibrations take 0.03-0.4 s, and a repeat is instant), then draw
+        the frontier table's row as a labelled placeholder until it arrives."""
         s = self.settings
-        c = comparison_for(s, self.table_data, arete=self._exact())
+        exact = self._exact()
+        if s.arete_source != "calibrated" or exact is not None:
+            self.draw(comparison_for(s, self.table_data, arete=exact))
+            return
+        key = self._key()
+        self.calibrate()  # without a server this returns with the calibration drawn
+        doc = pn.state.curdoc
+        if self._exact() is not None or doc is None or doc.session_context is None:
+            return
+        self.dropout_button.disabled = True
+
+        def placeholder():
+            if self._exact() is None and self._key() == key:
+                self.schedule(self.draw_placeholder)
+
+        doc.add_timeout_callback(lambda: self.guarded(placeholder), PLACEHOLDER_DELAY_MS)
+
+    def draw_placeholder(self):
+        if self._exact() is None:
+            self.draw(comparison_for(self.settings, self.table_data))
+
+    def draw(self, c):
+        s = self.settings
         profile = {
             "Laplace": loss_profile(
                 Laplace.calibrated(s.epsilon, sensitivity=s.sensitivity), distances=DISTANCES * s.sensitivity
@@ -243,8 +269,6 @@ class NoiseView(BaseView):
             self.headline.object = noise_headline(c).text
             self.table.object = noise_table(c).text
             self.dropout_button.disabled = c.placeholder
-        if c.placeholder:
-            self.calibrate()
 
     def update_error_curves(self):
         s = self.settings

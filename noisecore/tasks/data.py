@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TypeAlias
@@ -13,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._base import FloatArray
-from .._validation import MAX_ELEMENTS, SeedLike, bounded_int, file_path, generator, positive, real_array
+from .._validation import MAX_ELEMENTS, SeedLike, bounded_int, file_path, generator, positive, real_array, value_text
 
 #: A file's content (bytes or text) or a path to read.
 FileData: TypeAlias = bytes | bytearray | memoryview | str | Path
@@ -223,9 +224,12 @@ def _number(cell: str, where: str) -> float:
 def read_table(data: FileData, *, source: str = "the file") -> tuple[list[str], FloatArray]:
     """A CSV table with a header row and numeric cells: (column names, values of shape (rows, columns)).
 
-    Refuses, with a message naming the line and column: text that is not UTF-8, an empty file, a
-    missing or duplicated header, rows with a different number of fields, and cells that are empty,
-    not numbers, NaN or infinite. Blank lines are skipped.
+    Refuses, with a message naming the line and column: text that is not UTF-8, an empty file, line
+    ends made of a carriage return alone (old Mac files), a missing or duplicated header, more than
+    ``MAX_COLUMNS`` columns, cells longer than ``MAX_CELL`` characters, rows with a different number
+    of fields, and cells that are empty, not numbers, NaN or infinite. Blank lines are skipped.
+    Time and memory grow linearly with the file's size (numpy's CSV reader; a file it refuses is
+    read again row by row only to name the first problem).
 
     Parameters
     ----------
@@ -244,38 +248,138 @@ def read_table(data: FileData, *, source: str = "the file") -> tuple[list[str], 
     Raises
     ------
     TypeError
-        If ``data`` is of another type.
+        If ``data`` is of another type, or ``source`` is not a str.
     ValueError
         If the file cannot be read or is not a valid table, as above.
     """
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str (the file's name in messages), got {type(source).__name__}")
     text = _text(data, source)
-    rows = [(n, r) for n, r in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in r)]
-    if not rows:
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        raise ValueError(
+            f"{source} ends its lines with a carriage return alone (an old Mac format); save it with "
+            "Unix (LF) or Windows (CRLF) line ends"
+        )
+    header_line, names, body_start = _header(text, source)
+    body = text[body_start:]
+    if not body.replace(",", "").strip():
+        raise ValueError(f"{source} has a header but no data rows")
+    # lines of spaces and commas only are blank rows (skipped), which numpy would not skip
+    values = _values(_BLANK_ROWS.sub("", body), names, header_line, source)
+    if values.shape[0] == 0:
+        raise ValueError(f"{source} has a header but no data rows")
+    return names, values
+
+
+MAX_COLUMNS = 1_000  # columns an uploaded table may have (the tasks take at most 501)
+MAX_CELL = 131_072  # characters in one cell (the csv module's field limit)
+_BLANK_ROWS = re.compile(r"^[ \t,]+(?=\r?$)", re.MULTILINE)
+
+
+def _header(text: str, source: str) -> tuple[int, list[str], int]:
+    """The first non-blank line: (its line number, the column names, where the data start)."""
+    line_no, start = 0, 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        line_no += 1
+        line = text[start:end]
+        if line.replace(",", "").strip():
+            break
+        start = end
+    else:
         raise ValueError(f"{source} is empty: expected a header row and data rows")
-    header_line, header = rows[0]
+    if len(line) > MAX_COLUMNS * (MAX_CELL + 1):
+        raise ValueError(f"{source}, line {line_no}: the header is {len(line):,} characters long")
+    if line.count(",") >= MAX_COLUMNS * 4:  # quoted commas aside, far too many columns: refused unread
+        raise ValueError(f"{source}, line {line_no}: the header has over {MAX_COLUMNS:,} columns")
+    try:
+        header = next(csv.reader([line]))
+    except csv.Error as exc:
+        raise ValueError(f"{source}, line {line_no}: {_csv_problem(exc)}") from None
+    if len(header) > MAX_COLUMNS:
+        raise ValueError(f"{source}, line {line_no}: the header has {len(header):,} columns; at most {MAX_COLUMNS:,}")
     names = [h.strip() for h in header]
     if any(not name for name in names):
-        raise ValueError(f"{source}, line {header_line}: the header has an empty column name")
-    try:
-        [_number(name, "") for name in names]
-    except ValueError:
-        pass
-    else:
-        raise ValueError(
-            f"{source}, line {header_line}: the first row holds numbers; add a header row naming the columns"
-        )
-    duplicates = sorted({name for name in names if names.count(name) > 1})
+        raise ValueError(f"{source}, line {line_no}: the header has an empty column name")
+    if all(_is_finite_number(name) for name in names):
+        raise ValueError(f"{source}, line {line_no}: the first row holds numbers; add a header row naming the columns")
+    counts: dict[str, int] = {}
+    for name in names:  # one pass: a wide header costs its length, not its length squared
+        counts[name] = counts.get(name, 0) + 1
+    duplicates = sorted(name for name, count in counts.items() if count > 1)
     if duplicates:
-        raise ValueError(f"{source}: duplicated column names: {', '.join(duplicates)}")
-    if len(rows) == 1:
-        raise ValueError(f"{source} has a header but no data rows")
-    values = np.empty((len(rows) - 1, len(names)))
-    for i, (line, row) in enumerate(rows[1:]):
+        shown = ", ".join(name[:40] for name in duplicates[:10]) + (", ..." if len(duplicates) > 10 else "")
+        raise ValueError(f"{source}: duplicated column names: {shown}")
+    return line_no, names, end
+
+
+def _is_finite_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _csv_problem(exc: csv.Error) -> str:
+    if "field larger than field limit" in str(exc):
+        return f"a cell longer than {MAX_CELL:,} characters"
+    return f"not a CSV row ({exc})"
+
+
+_CHUNK = 1 << 20  # characters numpy reads at a time
+
+
+def _values(body: str, names: list[str], header_line: int, source: str) -> FloatArray:
+    """The data rows, read by numpy a chunk of whole lines at a time; a chunk numpy refuses (or with
+    NaN) is read again row by row, which names the first problem."""
+    values = np.empty((body.count("\n") + 1, len(names)))
+    count, start, line = 0, 0, header_line
+    while start < len(body):
+        end = body.find("\n", start + _CHUNK)
+        end = len(body) if end < 0 else end + 1
+        chunk = body[start:end]
+        if chunk.strip():
+            try:
+                part = np.loadtxt(io.StringIO(chunk), delimiter=",", ndmin=2, comments=None, quotechar='"')
+            except ValueError:
+                part = None
+            if part is None or part.shape[1] != len(names) or not np.isfinite(part).all():
+                part = _checked_rows(chunk, names, line, source)
+            values[count : count + len(part)] = part
+            count += len(part)
+        line += chunk.count("\n")
+        start = end
+    return values[:count]
+
+
+def _checked_rows(body: str, names: list[str], header_line: int, source: str) -> FloatArray:
+    """Rows read one by one (text numpy refused): the values, or a ValueError naming the first bad
+    line (counted from ``header_line``) and column."""
+    values = np.empty((body.count("\n") + 1, len(names)))
+    count = 0
+    reader = csv.reader(io.StringIO(body))
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise ValueError(f"{source}, line {header_line + reader.line_num}: {_csv_problem(exc)}") from None
+        if not any(c.strip() for c in row):
+            continue
+        line = header_line + reader.line_num
         if len(row) != len(names):
             raise ValueError(f"{source}, line {line}: {len(row)} fields, but the header has {len(names)}")
-        for j, cell in enumerate(row):
-            values[i, j] = _number(cell, f"{source}, line {line}, column {names[j]!r}")
-    return names, values
+        try:
+            parsed = np.array(row, dtype=float)
+        except ValueError:
+            parsed = None
+        if parsed is None or not np.isfinite(parsed).all():
+            parsed = [_number(cell, f"{source}, line {line}, column {names[j][:40]!r}") for j, cell in enumerate(row)]
+        values[count] = parsed
+        count += 1
+    return values[:count].copy()
 
 
 def table_task_data(
@@ -331,7 +435,7 @@ def table_task_data(
         task, the target does not hold exactly two classes, or a class misses one half.
     """
     if not isinstance(task, str) or task not in MAX_FEATURES:
-        raise ValueError(f'task must be "logistic", "ridge" or "mean", got {task!r}')
+        raise ValueError(f'task must be "logistic", "ridge" or "mean", got {value_text(task)}')
     if isinstance(names, str | bytes) or not isinstance(names, Iterable):
         raise TypeError(f"names must be an iterable of str (column names), got {type(names).__name__}")
     names = list(names)

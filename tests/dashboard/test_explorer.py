@@ -1,5 +1,8 @@
 """The experiments explorer: its story (UI-free) and its view on small data sets."""
 
+import html
+import re
+
 import numpy as np
 import pytest
 
@@ -13,6 +16,7 @@ from dashboard.explorer import (
 )
 from dashboard.models import Settings
 from dashboard.scenarios import experiments_headline
+from dashboard.uploads import MAX_UPLOAD_BYTES, TOO_LARGE_TYPE
 from dashboard.views import ExperimentsView
 from noisecore.experiments import STOPPING_RULES, combine_chunks, default_task, run_experiment
 
@@ -77,27 +81,72 @@ def test_uploaded_table_runs_in_the_view():
     assert not view.run_button.disabled and view.cancel_button.disabled
 
 
+def shown(pane) -> str:
+    """The text a Markdown pane shows in the browser (tags dropped, entities decoded)."""
+    rendered = html.unescape(pane._transform_object(pane.object)["object"])  # the innerHTML
+    return html.unescape(re.sub(r"<[^>]*>", "", rendered))
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"", "empty"),
+        (b"", "bad.csv is empty: choose a CSV file"),
         (b"a,b,label\n1,2,0\n3,oops,1\n", "line 3, column 'b': 'oops' is not a number"),
         (b"a,label\n1,nan\n", "not a finite number"),
         ("a,label\n\xe9,1\n".encode("latin-1"), "not UTF-8"),
         (b"a,b\n1,2\n3\n", "line 3: 1 fields"),
+        (b"a,b\r1,2\r", "carriage return alone"),
+        (b"a,b\n1," + b"2" * 131_073 + b"\n", "line 2: a cell longer than 131,072 characters"),
+        (b"1" * (MAX_UPLOAD_BYTES + 1), "bad.csv is 15.0 MB; files up to 15.0 MB are accepted"),
     ],
 )
 @pytest.mark.slow
-def test_bad_uploads_show_a_message_and_keep_everything(content, message):
+def test_bad_uploads_are_named_and_replace_the_last_file(content, message):
+    """Each refusal is named (an empty file was once ignored silently, and Run then used the file
+    before it); the settings and the last result stay."""
     view = ExperimentsView(Settings(), active=True)
     before = view.result
+    good = small_csv()
+    view.file_input.param.update(value=good, filename="good.csv")
+    assert view._upload is not None and view.column_select.options
     view.config.trials = 250
-    view.file_input.filename = "bad.csv"
-    view._on_upload(type("Event", (), {"new": content})())
-    if content:
-        assert view.alert.visible and message in view.alert.object
-        assert "bad.csv" in view.alert.object
-    assert view.result is before and view.config.trials == 250 and view.config.source == "synthetic"
+    view.file_input.param.update(value=content, filename="bad.csv")
+    assert view.alert.visible and message in shown(view.alert)
+    assert view._upload is None and view.column_select.disabled  # Run never uses the older file
+    assert view.result is before and view.config.trials == 250
+
+
+@pytest.mark.slow
+def test_a_file_the_browser_kept_back_is_named():
+    view = ExperimentsView(Settings(), active=True)
+    view.file_input.param.update(value=None, filename="big.csv", mime_type=f"{TOO_LARGE_TYPE};size=31457280")
+    assert "big.csv is 31.5 MB; files up to 15.0 MB are accepted. It was not sent." in shown(view.alert)
+
+
+@pytest.mark.slow
+def test_markup_in_a_file_is_shown_as_text():
+    """A file name, a column name or a cell carrying markup reaches the status and the alerts as text."""
+    payload = '<img src=x onerror="window.__xss=1">'
+    view = ExperimentsView(Settings(), active=True)
+    content = small_csv().replace(b"x1", payload.encode().replace(b",", b";"))
+    view.file_input.param.update(value=content, filename=payload + ".csv")
+    assert not view.alert.visible, view.alert.object
+    for pane in (view.status, view.alert):
+        assert "<img" not in html.unescape(pane._transform_object(pane.object)["object"])
+    assert payload + ".csv" in shown(view.status)
+    view.file_input.param.update(value=b"a,b\n1," + payload.encode() + b"\n", filename=payload)
+    assert "<img" not in html.unescape(view.alert._transform_object(view.alert.object)["object"])
+    assert f"column 'b': '{payload[:30]}' is not a number" in shown(view.alert)
+
+
+@pytest.mark.slow
+def test_a_refused_run_resets_its_status():
+    view = ExperimentsView(Settings(), active=True)
+    view.config.source = "upload"  # no file: prepare refuses
+    view.start()
+    assert "upload a CSV file first" in shown(view.alert)
+    assert "Preparing" not in view.status.object and "Not run" in shown(view.status)
+    assert not view.run_button.disabled
 
 
 @pytest.mark.parametrize(
@@ -119,7 +168,7 @@ def test_unusable_data_or_target_is_named(change, message):
     view.config.target = change.get("target")
     view.config.count = 10
     view.start()
-    assert view.alert.visible and message in view.alert.object
+    assert view.alert.visible and message in shown(view.alert)
     assert view.result is before and not view.run_button.disabled
 
 

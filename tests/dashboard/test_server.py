@@ -1,7 +1,9 @@
 """Serving a class: the compute pool (threads and Dask), address values applied one by one, several
 processes, the host allow-list and a clean stop."""
 
+import html
 import http.client
+import logging
 import math
 import os
 import signal
@@ -11,16 +13,18 @@ import sys
 import time
 
 import numpy as np
+import panel as pn
 import pytest
 
 from dashboard.app import URL_KEYS, link_values, refused_message
 from dashboard.compute import ComputePool
+from dashboard.explorer import ExperimentSpec
 from dashboard.models import DEFAULTS, Settings
 from noisecore.dropout import ShareSum, dropout_point, laplace_dropout
 from tests.conftest import free_port
 
 
-def fresh_list(n):
+def fresh_list(n, **_ignored):
     """A new object per call: identity shows whether a result was reused."""
     return list(range(n))
 
@@ -46,6 +50,40 @@ def test_pool_memoises_by_inputs_and_is_bounded():
         pool.close()
 
 
+def megabytes_of(n, content=b""):
+    """n MB of zeros (the content only counts in the key)."""
+    return np.zeros(n * 2**20 // 8)
+
+
+def test_pool_keeps_results_within_a_byte_budget():
+    """Results were bounded by count only: 64 uploads of about 20 MB each were kept (1.3 GB)."""
+    pool = ComputePool(threads=2, max_bytes=3 * 2**20 + 2**19)
+    try:
+        for k in range(6):
+            pool.result(megabytes_of, 1, bytes([k]) * 2000)
+        assert pool.cached_count() == 3 and 3 * 2**20 <= pool.cached_bytes() <= 3.5 * 2**20
+        big = pool.result(megabytes_of, 4)  # larger than the budget: answered, not kept
+        assert big.nbytes == 4 * 2**20 and pool.cached_count() == 3
+        assert pool.result(megabytes_of, 4) is not big
+    finally:
+        pool.close()
+
+
+def test_pool_keys_uploads_by_content_hash():
+    pool = ComputePool(threads=2)
+    try:
+        content = b"a,b\n" + b"1,2\n" * 100_000
+        spec = ExperimentSpec(source="upload", content=content, target_column="b")
+        first = pool.result(fresh_list, 3, spec=spec)
+        again = ExperimentSpec(source="upload", content=bytes(bytearray(content)), target_column="b")
+        assert pool.result(fresh_list, 3, spec=again) is first  # the same content in another object
+        other = ExperimentSpec(source="upload", content=content + b"3,4\n", target_column="b")
+        assert pool.result(fresh_list, 3, spec=other) is not first
+        assert "1,2" not in repr(list(pool._results))  # the store holds no copy of the file
+    finally:
+        pool.close()
+
+
 def test_pool_joins_a_running_request_and_forgets_failures():
     pool = ComputePool(threads=2)
     try:
@@ -66,6 +104,7 @@ def test_pool_joins_a_running_request_and_forgets_failures():
     [
         ({"threads": 0}, "threads must be a positive integer"),
         ({"max_results": 1.5}, "max_results must be a positive integer"),
+        ({"max_bytes": 0}, "max_bytes must be a positive integer"),
         ({"local_workers": True}, "local_workers must be a positive integer"),
         ({"scheduler": 8786}, "scheduler must be an address string"),
         ({"scheduler": "tcp://127.0.0.1:1", "local_workers": 1}, "not both"),
@@ -155,6 +194,17 @@ def test_one_bad_value_never_leaves_the_others_half_applied():
         ({"nonsense": [b"1"]}, "nonsense"),
         ({"eps": [b"\xff\xfe"]}, "eps"),
         ({"big": [b"maybe"]}, "big"),
+        # a switch's value for a number, lists, objects, deep nesting, numbers past int()'s 4,300 digits
+        ({"eps": [b"true"]}, "eps"),
+        ({"sens": [b"false"]}, "sens"),
+        ({"rho": [b"[1]"]}, "rho"),
+        ({"d": [b"true"]}, "d"),
+        ({"users": [b'{"a": 1}']}, "users"),
+        ({"big": [b"1"]}, "big"),
+        ({"stop": [b"null"]}, "stop"),
+        ({"eps": [b"[" * 3000]}, "eps"),
+        ({"eps": [b"[" * 3000 + b"]" * 3000]}, "eps"),
+        ({"theta": [b"9" * 5000]}, "theta"),
     ],
 )
 def test_malformed_address_values_are_named_and_ignored(query, refused_key):
@@ -168,12 +218,18 @@ def test_malformed_address_values_are_named_and_ignored(query, refused_key):
             assert getattr(s, name) == default
 
 
-def test_refused_values_are_shown_as_short_code_never_as_markup():
-    arguments = {"stop": [b"<script>alert(1)</script>`**x**`"], "eps": [b"9" * 100]}
-    text = refused_message({"stop": "must be one of confidence, rat, peek", "eps": "must be a number"}, arguments)
-    assert "`stop=<script>alert(1)</script>'**x**'`" in text  # inside a code span: displayed, not rendered
-    assert "`eps=" + "9" * 40 + "...`" in text
-    assert text.count("`") % 2 == 0
+def test_refused_keys_and_values_are_shown_as_text_never_as_markup():
+    """Keys were once left raw: a backtick in a key closed the code span and the rest ran as HTML."""
+    payload = '`<img src=x onerror="window.__xss=1">'
+    key = "a" + payload
+    arguments = {key: [b"1"], "stop": [b"**x**" + payload.encode()[:30]], "eps": [b"9" * 100]}
+    refused = {key: "not a setting", "stop": "must be one of confidence, rat, peek", "eps": "must be a number"}
+    text = refused_message(refused, arguments)
+    assert "<" not in text and ">" not in text and "`" not in text.replace("\\`", "")
+    rendered = pn.pane.Markdown(text)._transform_object(text)["object"]
+    shown = html.unescape(rendered)  # what the browser's innerHTML receives
+    assert "<img" not in shown and "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;" in shown
+    assert "**x**" in shown and "eps=" + "9" * 40 + "..." in shown
 
 
 def test_good_address_values_round_trip():
@@ -184,10 +240,10 @@ def test_good_address_values_round_trip():
 
 
 # --- the server process --------------------------------------------------------------------------
-def _get(port, host=None, path="/", timeout=60, read_timeout=30):
+def _get(port, host=None, path="/", timeout=60, read_timeout=30, address="127.0.0.1"):
     deadline = time.monotonic() + timeout
     while True:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=read_timeout)
+        conn = http.client.HTTPConnection(address, port, timeout=read_timeout)
         try:
             conn.request("GET", path, headers={"Host": host or f"127.0.0.1:{port}"})
             resp = conn.getresponse()
@@ -280,6 +336,39 @@ def test_only_known_hosts_are_answered(tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
     assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.slow
+def test_ipv6_mixed_case_hosts_and_bad_addresses_never_give_500(tmp_path):
+    """--address ::1 refused to start, an IPv6 Host header gave HTTP 500, a mixed-case --allow-host
+    refused every request, and a query value of over 4,300 digits gave HTTP 500."""
+    port = free_port()
+    log = tmp_path / "serve.log"
+    command = [sys.executable, "-m", "dashboard.serve", "--port", str(port), "--address", "::1"]
+    with open(log, "w") as handle:
+        proc = subprocess.Popen(
+            [*command, "--allow-host", "Lab.Example.ORG"],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+        )
+    queries = [
+        "/",
+        "/?eps=true&sens=false&d=true",
+        "/?seed=" + "9" * 5000,
+        "/?rho=" + "%5B" * 3000,
+        "/?%3Cb%3E=" + "1" * 9000,
+    ]
+    try:
+        hosts = (f"[::1]:{port}", "[::1]", f"LOCALHOST:{port}", "lab.example.org", f"LAB.example.ORG:{port}")
+        for host, path in [*((h, "/") for h in hosts), *((hosts[0], q) for q in queries[1:])]:
+            status, body = _get(port, host=host, path=path, address="::1")
+            assert status == 200, (host, path[:40], body[-500:])
+        assert _get(port, host="evil.example.org", address="::1")[0] == 403
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert "Traceback" not in text and "ERROR" not in text, text[-3000:]
 
 
 @pytest.mark.slow
@@ -399,3 +488,67 @@ def test_release_cancels_queued_work_nobody_waits_for():
         assert again is not queued and again.result(timeout=30) == math.factorial(20)
     finally:
         pool.close()
+
+
+# --- what reaches clients and terminals ---------------------------------------------------------
+def test_error_replies_carry_no_server_traceback():
+    """Bokeh attached the traceback of the exception being handled to its ERROR reply."""
+    from bokeh.protocol import Protocol
+    from bokeh.server.connection import ServerConnection
+
+    from dashboard.serve import configure_logging
+
+    configure_logging()
+    connection = ServerConnection.__new__(ServerConnection)
+    connection._protocol = Protocol()
+    request = Protocol().create("SERVER-INFO-REQ")
+    try:
+        raise KeyError("/secret/path/app.py " + "x" * 1000)
+    except KeyError as exc:
+        reply = connection.error(request, repr(exc))
+    assert reply.content["traceback"] is None and len(reply.content["text"]) <= 200
+    assert "Traceback" not in reply.content_json and reply.header["reqid"] == request.header["msgid"]
+
+
+def test_every_logger_keeps_the_line_cap():
+    """The cap was a filter on four named loggers, which their child loggers' records never pass."""
+    from dashboard.serve import configure_logging
+
+    configure_logging()
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())
+    loggers = [logging.getLogger("bokeh.server.views.ws"), logging.getLogger("some.library.child")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    try:
+        loggers[0].error("x" * 200_000)
+        loggers[1].error("%s", "y" * 10_000)
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+    assert [len(message) for message in seen] == [510, 510]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.5, 3.0, None])
+def test_ctrl_c_prints_one_line(delay):
+    """Ctrl+C while the server imports (seconds on a busy machine) printed a 20-40-line traceback;
+    once it serves, it stops with one line. ``None``: after the server answers."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dashboard.serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    if delay is None:
+        assert _get(port)[0] == 200
+    else:
+        time.sleep(delay)  # not a limit: when the signal arrives
+    before = proc.poll()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert before is None
+    lines = [line for line in out.splitlines() if not line.startswith(("noiselab: serving", "Launching server"))]
+    assert lines == ["noiselab: stopped"], out[-3000:]

@@ -30,11 +30,42 @@ def test_reads_a_good_table():
         (b"a,b\n1,nan\n", "line 2, column 'b': 'nan' is not a finite number"),
         (b"a,b\n1,-inf\n", "not a finite number"),
         ("a,b\n1,2\n\xe9,3\n".encode("latin-1"), "not UTF-8 text"),
+        # named, where they once gave an unnamed csv.Error ("Something went wrong" in the app)
+        (b"a,b\r1,2\r3,4\r", "carriage return alone"),
+        (b"a,b\n1,2\n3," + b"4" * 131_073 + b"\n", "line 3: a cell longer than 131,072 characters"),
+        (b"a," + b"b" * 131_073 + b"\n1,2\n", "line 1: a cell longer than 131,072 characters"),
+        (",".join(f"c{k}" for k in range(1_001)).encode() + b"\n" + b"1," * 1_000 + b"1\n", "1,001 columns"),
+        (",".join(f"c{k}" for k in range(20_000)).encode() + b"\n1\n", "over 1,000 columns"),
+        (b'a,b\n1,2\n3,"4\n5\n', "is not a number"),
     ],
 )
 def test_malformed_tables_are_refused_with_where(content, message):
     with pytest.raises(ValueError, match=message):
         read_table(content, source="data.csv")
+
+
+def test_the_largest_header_with_duplicates_is_named():
+    names = [f"c{k}" for k in range(999)] + ["c5"]
+    content = (",".join(names) + "\n" + ",".join("1" for _ in names) + "\n").encode()
+    with pytest.raises(ValueError, match=r"duplicated column names: c5$"):
+        read_table(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        GOOD,  # numpy's reader
+        GOOD.replace("\n1,", "\n  \n1,"),  # whitespace-only lines: read row by row
+        GOOD.replace("\n", "\r\n"),
+        GOOD.replace("\n2,", '\n"2",'),  # quoted cells
+        "\n\n" + GOOD.replace("\n3,", "\n,,\n3,") + "\n\n",
+    ],
+)
+def test_both_readers_give_the_same_table(content):
+    names, values = read_table(content.encode())
+    assert names == ["a", "b", "label"] and values.shape == (60, 3)
+    expected = [[i % 7, (i * 3) % 5 - 2, i % 2] for i in range(60)]
+    assert values.tolist() == expected
 
 
 def test_table_to_task_data():
@@ -120,3 +151,17 @@ def test_twitter_loader_refuses_infinite_popularity(tmp_path):
     path.write_text(",".join(["1"] * 76 + ["nan", "3"]) + "\n")
     with pytest.raises(ValueError, match="field 76"):
         load_twitter_buzz(path)
+
+
+def test_chunks_name_the_right_line(monkeypatch):
+    """The table is read a chunk of lines at a time: values and line numbers do not depend on where
+    the chunks end."""
+    import noisecore.tasks.data as data
+
+    monkeypatch.setattr(data, "_CHUNK", 7)
+    _, values = read_table(("\n" + GOOD.replace("\n1,", "\n \n1,")).encode())
+    assert values.tolist() == [[i % 7, (i * 3) % 5 - 2, i % 2] for i in range(60)]
+    lines = GOOD.splitlines()
+    lines[45] = "1,2,x"
+    with pytest.raises(ValueError, match="line 46, column 'label': 'x' is not a number"):
+        read_table("\n".join(lines).encode())
