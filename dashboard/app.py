@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import json
 import logging
 import urllib.parse
@@ -91,24 +92,42 @@ def _asset(*parts) -> resources.abc.Traversable:
     return resources.files("dashboard").joinpath("assets", *parts)
 
 
+ASSETS_ROUTE = "noiselab-assets"
+
+
 @functools.cache
-def logo_uri() -> str:
+def asset_url(route: str, *parts) -> str:
+    """An asset's address under ``route`` (served by ``serve`` as static files), versioned by its
+    content so the browser keeps it (Tornado marks versioned files cacheable for good)."""
+    digest = hashlib.sha256(_asset(*parts).read_bytes()).hexdigest()[:12]
+    return f"{route}/{'/'.join(parts)}?v={digest}"
+
+
+@functools.cache
+def logo_uri(route: str | None = None) -> str:
+    if route is not None:
+        return asset_url(route, "logo.svg")
     return "data:image/svg+xml;base64," + base64.b64encode(_asset("logo.svg").read_bytes()).decode()
 
 
 @functools.cache
-def page_css() -> str:
+def page_css(route: str | None = None) -> str:
     """The style sheet and KaTeX's font faces, declared at document level: faces declared only inside
-    a shadow root (where Panel's LaTeX pane links KaTeX's CSS) are ignored by the browser."""
+    a shadow root (where Panel's LaTeX pane links KaTeX's CSS) are ignored by the browser. With a
+    static ``route`` the fonts are addresses fetched once; without (``panel serve``), inlined."""
     faces = []
     for face in KATEX_FACES:
         family, style = face.split("-")
-        data = base64.b64encode(_asset("katex", f"KaTeX_{family}-{style}.woff2").read_bytes()).decode()
+        name = f"KaTeX_{family}-{style}.woff2"
+        if route is not None:
+            src = asset_url(route, "katex", name)
+        else:
+            src = "data:font/woff2;base64," + base64.b64encode(_asset("katex", name).read_bytes()).decode()
         weight = "700" if "Bold" in style else "400"
         slant = "italic" if "Italic" in style else "normal"
         faces.append(
             f"@font-face{{font-family:{FONT_PREFIX}KaTeX_{family};font-style:{slant};font-weight:{weight};"
-            f"src:url(data:font/woff2;base64,{data}) format('woff2')}}"
+            f"src:url({src}) format('woff2')}}"
         )
     return "\n".join(faces) + "\n" + _asset("style.css").read_text()
 
@@ -138,7 +157,7 @@ class NoiseLab(pn.viewable.Viewer):
         )
         # only the first tab's view is built now (a session opens in about half the time); the others
         # are built, and compute, when their tab is first shown
-        self._activate(0)
+        self._activate(0, now=True)
         self.tabs.param.watch(lambda event: self._activate(event.new, deferred=True), "active")
         self.tour = TourPanel(self.settings, self.show_step)
         self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width")
@@ -168,7 +187,7 @@ class NoiseLab(pn.viewable.Viewer):
                 view.cancel_all()
         self.release_browser_callbacks()
 
-    def _activate(self, index, deferred=False):
+    def _activate(self, index, deferred=False, now=False):
         doc = pn.state.curdoc
         if deferred and self._views[index] is None and doc is not None and doc.session_context is not None:
             # building a view takes a second or more on a busy server: the slot's spinner goes to the
@@ -181,7 +200,7 @@ class NoiseLab(pn.viewable.Viewer):
         active = self.tabs.active
         for i, view in enumerate(self._views):
             if view is not None:
-                view.set_active(i == active)
+                view.set_active(i == active, now=now)
 
     def _show_tab(self, index):
         self.tabs.active = index
@@ -273,7 +292,7 @@ def _warmed(pool: ComputePool) -> ComputePool:
     return pool
 
 
-def _server_doc_in_one_pass(server_doc, doc=None, title=None, location=True, *, session_location=None):
+def _server_doc_in_one_pass(template, server_doc, doc=None, title=None, location=True, *, session_location=None):
     """Attach the page to its document with Bokeh's model graph recomputed once rather than after
     every JavaScript link Panel adds (about 20 passes): a session opens about 1 s sooner. With
     ``session_location``, that is the page's address object (see :class:`AddressLocation`)."""
@@ -282,8 +301,14 @@ def _server_doc_in_one_pass(server_doc, doc=None, title=None, location=True, *, 
     doc = doc if doc is not None else pn.state.curdoc
     if doc is None:
         return server_doc(doc, title, location)
+    roots = len(pn.state._fake_roots)
     with doc.models.freeze():
-        return server_doc(doc, title, location)
+        result = server_doc(doc, title, location)
+    if len(pn.state._fake_roots) > roots:
+        # Panel 1.9 adds the template's root to a process-wide list and never takes it out (its clean-up
+        # looks in a map nothing fills): filled here, Panel's own clean-up removes it when the session ends
+        template._refs[doc] = pn.state._fake_roots[-1]
+    return result
 
 
 MAX_ADDRESS_VALUE = 64  # characters: longer address values are refused unread
@@ -403,14 +428,32 @@ class AddressLocation(Location):
         self._write(settings)
 
 
-def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> pn.template.BootstrapTemplate:
+def create_app(
+    lab: NoiseLab | None = None, pool: ComputePool | None = None, assets: str | None = None
+) -> pn.template.BootstrapTemplate:
     """Build a fresh app: called once per browser session by the server (``pool`` is the server's
-    compute pool, shared by its sessions)."""
-    lab = lab or NoiseLab(pool=pool)
+    compute pool, shared by its sessions; ``assets`` the route where it serves ``dashboard/assets``,
+    else the logo and fonts are inlined into the page)."""
     notice = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
+    settings = lab.settings if lab is not None else Settings()
+    doc = pn.state.curdoc
+    served = doc is not None and doc.session_context is not None
+
+    def show_refused(refused, arguments):
+        notice.object = refused_message(refused, arguments)
+        notice.visible = True
+        log.info("ignored address values: %s", ", ".join(sorted(repr(k[:20]) for k in refused))[:200])
+
+    if served:  # before the first view is built, so it computes once
+        arguments = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh-")}
+        values, refused = link_values(arguments)
+        refused.update({URL_KEYS[name]: why for name, why in settings.apply_values(values).items() if name in URL_KEYS})
+        if refused:
+            show_refused(refused, arguments)
+    lab = lab or NoiseLab(settings, pool=pool)
     template = pn.template.BootstrapTemplate(
         title=TITLE,
-        logo=logo_uri(),
+        logo=logo_uri(assets),
         sidebar=[lab.controls],
         main=[notice, lab.intro, lab.tour, lab.tabs],
         sidebar_width=320,
@@ -421,10 +464,9 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
         # and it spun for other people's work. Each view shows its own loading state instead.
         busy_indicator=None,
     )
-    template.config.raw_css = [page_css()]
-    template.server_doc = functools.partial(_server_doc_in_one_pass, template.server_doc)
-    doc = pn.state.curdoc
-    if doc is not None and doc.session_context is not None:
+    template.config.raw_css = [page_css(assets)]
+    template.server_doc = functools.partial(_server_doc_in_one_pass, template, template.server_doc)
+    if served:
         doc.js_on_event("document_ready", CustomJS(code=ON_LOAD_JS + SIZE_CHECK_JS))
         doc.on_session_destroyed(lambda _context: lab.end_session())
         # with several server processes a page's websocket may reach another process, which then builds
@@ -432,19 +474,6 @@ def create_app(lab: NoiseLab | None = None, pool: ComputePool | None = None) -> 
         doc._template_variables.setdefault(
             "dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
         )
-
-        def show_refused(refused, arguments):
-            notice.object = refused_message(refused, arguments)
-            notice.visible = True
-            log.info("ignored address values: %s", ", ".join(sorted(repr(k[:20]) for k in refused))[:200])
-
-        arguments = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh-")}
-        values, refused = link_values(arguments)
-        refused.update(
-            {URL_KEYS[name]: why for name, why in lab.settings.apply_values(values).items() if name in URL_KEYS}
-        )
-        if refused:
-            show_refused(refused, arguments)
         location = AddressLocation.for_request(doc.session_context.request)
         location.follow(lab.settings, show_refused)  # later changes (back and forward) the same way
         template.server_doc = functools.partial(template.server_doc, session_location=location)
@@ -460,6 +489,9 @@ if pn.state.served and __name__ != "dashboard.app":
 
     quiet_closed_tabs()
     pn.extension("katex", notifications=False)
+    from bokeh.settings import settings as _bokeh_settings
+
+    _bokeh_settings.perform_document_validation.set_value(False)  # as serve does
     _imported.create_app(
         pool=pn.state.as_cached(
             "noiselab-compute-pool", lambda: _imported._warmed(_imported.ComputePool.from_environment())

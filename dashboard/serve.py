@@ -17,14 +17,16 @@ import re
 import signal
 import sys
 import traceback
+from importlib import resources
 
 import panel as pn
+from bokeh.settings import settings as bokeh_settings
 from tornado.iostream import StreamClosedError
 from tornado.routing import AnyMatches, HostMatches, Rule
 from tornado.web import RequestHandler
 from tornado.websocket import WebSocketClosedError
 
-from dashboard.app import TITLE, create_app, warm_up
+from dashboard.app import ASSETS_ROUTE, TITLE, create_app, warm_up
 from dashboard.compute import ComputePool
 from dashboard.uploads import WEBSOCKET_MAX_MESSAGE_BYTES
 
@@ -229,6 +231,8 @@ def serve(
         )
     pn.extension("katex", notifications=False)
     configure_logging()
+    # Bokeh checks every new document's model graph (5-15% of a page's server time); the tests check it
+    bokeh_settings.perform_document_validation.set_value(False)
     if not threaded:  # a parent of several workers ends here; they follow by the parent-death signal
         signal.signal(signal.SIGINT, _exit)
         signal.signal(signal.SIGTERM, _exit)
@@ -246,7 +250,7 @@ def serve(
     pool = pool or ComputePool()
 
     def session_app():  # one fresh app per browser session, all sharing this process's compute pool
-        return create_app(pool=pool)
+        return create_app(pool=pool, assets=ASSETS_ROUTE)
 
     # Bokeh's origin list splits each entry on ':', so IPv6 literals ([::1]:5006) are added afterwards
     bracketed = [origin for origin in origins if origin.startswith("[")]
@@ -260,6 +264,8 @@ def serve(
         threaded=threaded,
         num_procs=num_procs,
         start=False,
+        # the logo and KaTeX's fonts, fetched once by each browser instead of inlined into every page
+        static_dirs={ASSETS_ROUTE: str(resources.files("dashboard").joinpath("assets"))},
         # the largest upload's message fits (dashboard.uploads); the browser keeps larger files back
         websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_BYTES,
     )

@@ -13,6 +13,7 @@ from importlib import resources
 
 import numpy as np
 import panel as pn
+from bokeh.models import GlyphRenderer
 from bokeh.plotting import figure
 
 from ..compute import ComputePool
@@ -102,6 +103,15 @@ def set_font_sizes(fig, large: bool):
         legend_model.label_text_font_size = legend
 
 
+def drop_unused_glyphs(fig):
+    """No figure selects points or mutes curves (legends hide them): the copies of each glyph Bokeh
+    makes for those states are left to the browser's defaults, two models fewer per curve."""
+    for renderer in fig.renderers:
+        if isinstance(renderer, GlyphRenderer):
+            renderer.nonselection_glyph = "auto"
+            renderer.muted_glyph = "auto"
+
+
 def finite(*arrays):
     """Drop positions where any array is not finite (plots never receive NaN or inf)."""
     keep = np.ones(len(arrays[0]), dtype=bool)
@@ -173,10 +183,16 @@ class BaseView(pn.viewable.Viewer):
     # --- figures ------------------------------------------------------------------------------
     def finish_figures(self, *figures):
         """Legends below the data and fonts sized for the current screen."""
-        self.figures = list(figures)
-        for fig in self.figures:
-            place_legend(fig)
-            set_font_sizes(fig, self.settings.large_type)
+        self.figures = []
+        for fig in figures:
+            self.finish_figure(fig)
+
+    def finish_figure(self, fig):
+        """One figure's legend, fonts and glyphs (for a figure built after the others)."""
+        place_legend(fig)
+        set_font_sizes(fig, self.settings.large_type)
+        drop_unused_glyphs(fig)
+        self.figures.append(fig)
 
     def _on_large_type(self, event):
         for fig in self.figures:
@@ -196,12 +212,18 @@ class BaseView(pn.viewable.Viewer):
         else:
             self._pending[func.__name__] = func
 
-    def set_active(self, active: bool):
-        """Views in hidden tabs defer their updates; when shown they compute behind a loading state."""
+    def set_active(self, active: bool, now: bool = False):
+        """Views in hidden tabs defer their updates; when shown they compute behind a loading state
+        (``now``: at once, e.g. while the page is built, before anything is sent)."""
         self.active = active
         if active and self._pending:
             pending, self._pending = list(self._pending.values()), {}
-            self.run_with_loading(pending)
+            if now:
+                with pn.io.hold():
+                    for func in pending:
+                        self.guarded(func)
+            else:
+                self.run_with_loading(pending)
 
     def run_with_loading(self, funcs):
         """Show the loading state, then compute on the next tick so the browser sees the spinner first."""

@@ -159,35 +159,6 @@ class RewindView(BaseView):
             level="overlay",
         )  # repaints alone
 
-        self.fig_plane = new_figure(
-            "the walk in the plane",
-            x_axis_label="coordinate 1",
-            height=460,
-            y_axis_label="coordinate 2",
-            match_aspect=True,
-        )
-        self.fig_plane.line(
-            "x", "y", source=self.src_path, color=PALETTE["walk"], line_width=1.5, legend_label="latent walk"
-        )
-        self.fig_plane.line(
-            "x", "y", source=self.src_target, color=PALETTE["target"], line_dash="dotted", legend_label="target error"
-        )
-        self.fig_plane.scatter(
-            [0.0], [0.0], marker="cross", size=16, line_width=3, color=PALETTE["truth"], legend_label="f(x)"
-        )
-        self.fig_plane.scatter(
-            "x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
-        )
-        self.fig_plane.scatter(
-            "x",
-            "y",
-            source=self.src_now,
-            size=12,
-            color=PALETTE["current"],
-            legend_label="current release",
-            level="overlay",
-        )
-
         self.fig_privacy = new_figure(
             "privacy per release", x_axis_label="release n", y_axis_label="epsilon", height=340, y_axis_type="log"
         )
@@ -249,7 +220,8 @@ class RewindView(BaseView):
         ]
         self.fig_privacy.add_layout(self.now_spans[0])
         self.fig_error.add_layout(self.now_spans[1])
-        self.finish_figures(self.fig_line, self.fig_plane, self.fig_privacy, self.fig_error)
+        self.finish_figures(self.fig_line, self.fig_privacy, self.fig_error)
+        self._fig_plane = None  # the plane (d = 2) is built when first chosen
 
         self.frame_readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self.stop_readout = text("")
@@ -258,13 +230,9 @@ class RewindView(BaseView):
             options={"stop on public info": "confidence", "private check (RAT)": "rat", "peek (not private)": "peek"},
             stylesheets=[".bk-btn-group { flex-wrap: wrap; }"],
         )
-        # both figures stay in the page; only the Bokeh figures' own visibility changes (swapping a
-        # pane's figure, or hiding a Bokeh pane, breaks Panel 1.9's style sheets)
-        self.fig_plane.visible = False
-        self.walk_pane = stack(
-            pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.fig_plane, sizing_mode="stretch_width"),
-        )
+        # once built, both figures stay in the page; only the Bokeh figures' own visibility changes
+        # (swapping a pane's figure, or hiding a Bokeh pane, breaks Panel 1.9's style sheets)
+        self.walk_pane = stack(pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width"))
         display = {
             "frames": self.src_frames,
             "now": self.src_now,
@@ -287,6 +255,48 @@ class RewindView(BaseView):
             button.js_on_click(args=display, code=code)
             self.buttons.append(button)
         self.follow(["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "stop_rule"], self.recompute)
+
+    @property
+    def fig_plane(self):
+        """The walk in the plane: built, and added under the line's figure, when first asked for (67
+        models a page with d = 1 never shows)."""
+        if self._fig_plane is None:
+            fig = new_figure(
+                "the walk in the plane",
+                x_axis_label="coordinate 1",
+                height=460,
+                y_axis_label="coordinate 2",
+                match_aspect=True,
+            )
+            fig.line("x", "y", source=self.src_path, color=PALETTE["walk"], line_width=1.5, legend_label="latent walk")
+            fig.line(
+                "x",
+                "y",
+                source=self.src_target,
+                color=PALETTE["target"],
+                line_dash="dotted",
+                legend_label="target error",
+            )
+            fig.scatter(
+                [0.0], [0.0], marker="cross", size=16, line_width=3, color=PALETTE["truth"], legend_label="f(x)"
+            )
+            fig.scatter(
+                "x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
+            )
+            fig.scatter(
+                "x",
+                "y",
+                source=self.src_now,
+                size=12,
+                color=PALETTE["current"],
+                legend_label="current release",
+                level="overlay",
+            )
+            self.finish_figure(fig)
+            fig.visible = False
+            self._fig_plane = fig
+            self.walk_pane.append(pn.pane.Bokeh(fig, sizing_mode="stretch_width"))
+        return self._fig_plane
 
     def recompute(self):
         s = self.settings
@@ -348,7 +358,8 @@ class RewindView(BaseView):
                 {"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0 else {"t": [], "x": [], "y": []}
             )
             self.fig_line.visible = not two
-            self.fig_plane.visible = two
+            if two or self._fig_plane is not None:
+                self.fig_plane.visible = two
             self.headline.object = rewind_headline(sc).text
             self.stop_readout.object = rewind_stop_readout(sc).text
             self.show_frame(self.frame.value)

@@ -1,0 +1,283 @@
+"""Opening pages, the lab beside a floor: a minimal Panel app (``benchmarks/floor_app.py``) served the same
+way. Every server is started side by side and measured in turn in one run, so a busy machine slows them
+alike: read the ratios, not the seconds.
+
+A page load is a real client: the HTML fetched over HTTP, then the websocket opened and the document
+pulled (the PULL-DOC-REPLY received), as a browser does (``bench_load.Student``). Reported per server:
+  * server CPU per page (user + system time of its processes over sequential page loads), HTML bytes
+    and the number of Bokeh models in the document;
+  * bursts of simultaneous page loads: the first, median and last page ready, and the worst reply time
+    of one open session moving a slider meanwhile;
+  * (the lab) the first show of each other tab and each preset, in a warm process: from the change sent
+    to the last message of its answer (the server quiet for ``QUIET`` s);
+  * memory (resident size) after 20 and after ``--cycles`` page open/close cycles.
+
+Run: python benchmarks/bench_page.py [--quick] [--procs 1 2] [--bursts 20 50] [--lab NAME=DIR ...]
+``--lab before=/tmp/old`` adds another checkout (e.g. ``git archive`` of an older commit) to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_load
+from bench_load import Student, _fetch, free_port, rss_mb
+
+ROOT = Path(__file__).resolve().parents[1]
+QUIET = 1.5
+TICK = os.sysconf("SC_CLK_TCK")
+bench_load.CHANGE_TIMEOUT = 900.0  # a reply during a long burst is measured, not cut off
+
+
+def cpu_seconds(pid) -> float:
+    """User + system CPU time of a process and its children (the web processes of ``--num-procs``)."""
+    total = 0.0
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    for p in [pid, *(int(x) for x in out.stdout.split())]:
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / TICK
+        except OSError:
+            pass
+    return total
+
+
+class Client(Student):
+    """A page that also notes when the server last sent it anything."""
+
+    async def _read_message(self):
+        message = await super()._read_message()
+        self.last_message = time.perf_counter()
+        return message
+
+    async def quiet_after(self, model_id, attrs) -> float:
+        """Send a change; seconds until the last message of its answer (the first one awaited)."""
+        start = self.last_message = time.perf_counter()
+        events = [{"kind": "ModelChanged", "model": {"id": model_id}, "attr": k, "new": v} for k, v in attrs.items()]
+        await self._send("PATCH-DOC", {"events": events})
+        while self.last_message == start and time.perf_counter() - start < 60:
+            await asyncio.sleep(0.02)
+        while time.perf_counter() - self.last_message < QUIET:
+            await asyncio.sleep(0.02)
+        return self.last_message - start
+
+
+class Server:
+    def __init__(self, name, root, procs, floor=False):
+        self.name, self.root, self.procs, self.floor = name, root, procs, floor
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        # the slider a watcher moves, and two positions it alternates between
+        self.slider, self.values = ("p0", (1.0, 2.0)) if floor else ("epsilon", (0.2, 0.4))
+
+    def start(self):
+        if self.floor:
+            args = [sys.executable, str(ROOT / "benchmarks" / "floor_app.py"), "--port", str(self.port)]
+        else:
+            args = [sys.executable, "-m", "dashboard.serve", "--port", str(self.port)]
+        args += ["--num-procs", str(self.procs)]
+        env = {**os.environ, "PYTHONPATH": str(self.root)}
+        self.proc = subprocess.Popen(args, cwd=self.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def wait(self):
+        deadline = time.monotonic() + 900  # a loaded machine starts many servers slowly
+        while time.monotonic() < deadline:
+            try:
+                _fetch(self.base + "/")
+                return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError(f"{self.name} did not start")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    async def open(self) -> Client:
+        return await Client(self.base).open()
+
+    async def move(self, client, k) -> float:
+        slider = client.find("Slider", title=self.slider)
+        value = self.values[k % 2]
+        return await client.change(slider, {"value": value, "value_throttled": value})
+
+
+async def page_cost(servers, pages):
+    """Sequential page loads, the servers in turn: CPU seconds per page, HTML bytes, models."""
+    cpu = {s.name: 0.0 for s in servers}
+    facts = {}
+    for _ in range(pages):
+        for server in servers:
+            before = cpu_seconds(server.proc.pid)
+            client = await server.open()
+            await asyncio.sleep(0.3)  # the after-attach updates
+            cpu[server.name] += cpu_seconds(server.proc.pid) - before
+            client.close()
+    for server in servers:
+        html = await asyncio.to_thread(_fetch, server.base + "/")
+        client = await server.open()
+        facts[server.name] = (cpu[server.name] / pages, len(html.encode()), len(client.models))
+        client.close()
+    return facts
+
+
+async def burst(server, n):
+    """n page loads at once while one open page moves a slider: ready times, the worst reply."""
+    watcher = await server.open()
+    stop = asyncio.Event()
+    replies = []
+
+    async def keep_moving():
+        k = 1  # values[0] may be the slider's start: a change to it is no change
+        while not stop.is_set():
+            try:
+                replies.append(await server.move(watcher, k))
+            except TimeoutError:
+                replies.append(float("inf"))
+            k += 1
+            await asyncio.sleep(0.2)
+
+    mover = asyncio.get_running_loop().create_task(keep_moving())
+    start = time.perf_counter()
+    pages = await asyncio.gather(*(server.open() for _ in range(n)))
+    stop.set()
+    await mover
+    ready = sorted(p.ready_at for p in pages)
+    del start
+    for page in [*pages, watcher]:
+        page.close()
+    return ready[0], float(np.median(ready)), ready[-1], max(replies, default=float("nan"))
+
+
+async def tabs_and_presets(server):
+    """The first show of tabs 2-5 and each preset, in one fresh page of a warm process."""
+    from dashboard.tour import PRESETS, TABS
+
+    client = await server.open()
+    await asyncio.sleep(QUIET)
+    tabs = client.find("Tabs")
+    shows = {TABS[i]: await client.quiet_after(tabs, {"active": i}) for i in range(1, len(TABS))}
+    await client.quiet_after(tabs, {"active": 0})
+    select = client.find("Select", title="Presets")
+    presets = {name: await client.quiet_after(select, {"value": name}) for name in PRESETS}
+    client.close()
+    return shows, presets
+
+
+async def cycles(servers, count):
+    """Open and close pages, the servers in turn; resident size after 20 and after ``count``."""
+    marks = {s.name: {} for s in servers}
+    for k in range(1, count + 1):
+        for server in servers:
+            (await server.open()).close()
+        if k in (20, count):
+            await asyncio.sleep(40)  # Bokeh discards a closed session 15 s after, checking every 17 s
+            for server in servers:
+                marks[server.name][k] = rss_mb(server.proc.pid)
+    return marks
+
+
+def row(label, cells):
+    return f"| {label} | " + " | ".join(cells) + " |"
+
+
+async def run(labs, procs, args):
+    servers = [Server(name, root, procs) for name, root in labs] + [Server("floor", ROOT, procs, floor=True)]
+    for server in servers:
+        server.start()
+    try:
+        for server in servers:
+            server.wait()
+        for server in servers:  # a first page each: imports and caches warm
+            (await server.open()).close()
+        await asyncio.sleep(5)
+        names = [s.name for s in servers]
+        print(f"\n### {procs} process(es)\n")
+        print(row("", names))
+        print(row("---", ["---"] * len(names)))
+        facts = await page_cost(servers, args.pages)
+        floor = facts["floor"][0]
+        print(row("server CPU per page", [f"{facts[n][0]:.3f} s ({facts[n][0] / floor:.1f}x)" for n in names]))
+        print(row("HTML bytes", [f"{facts[n][1]:,}" for n in names]))
+        print(row("models", [str(facts[n][2]) for n in names]))
+        for n in args.bursts:
+            results = {}
+            for server in servers:
+                results[server.name] = await burst(server, n)
+                await asyncio.sleep(3)
+            fl = results["floor"]
+            print(
+                row(
+                    f"{n} loads: first / median / all ready",
+                    [
+                        f"{r[0]:.1f} / {r[1]:.1f} / {r[2]:.1f} s ({r[0] / fl[0]:.1f}x / {r[2] / fl[2]:.1f}x)"
+                        for r in (results[x] for x in names)
+                    ],
+                )
+            )
+            print(
+                row(
+                    f"{n} loads: open page's worst reply",
+                    [f"{results[x][3]:.2f} s ({results[x][3] / fl[3]:.1f}x)" for x in names],
+                )
+            )
+        if procs == 1 and args.tabs:
+            for server in servers[:-1]:
+                shows, presets = await tabs_and_presets(server)
+                print(row(f"{server.name}: first show of tabs", [", ".join(f"{v:.2f}" for v in shows.values()) + " s"]))
+                print(row(f"{server.name}: presets", [", ".join(f"{v:.2f}" for v in presets.values()) + " s"]))
+        if procs == 1 and args.cycles:
+            marks = await cycles(servers, args.cycles)
+            print(
+                row(
+                    f"memory after 20 / {args.cycles} cycles",
+                    [
+                        f"{m[20]:.0f} / {m[args.cycles]:.0f} MB ({100 * (m[args.cycles] / m[20] - 1):+.1f}%)"
+                        for m in (marks[x] for x in names)
+                    ],
+                )
+            )
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def main(argv=None):
+    sys.stdout.reconfigure(line_buffering=True)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--procs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--bursts", type=int, nargs="*", default=[20, 50])
+    parser.add_argument("--pages", type=int, default=10, help="sequential pages for the CPU figure")
+    parser.add_argument("--cycles", type=int, default=200, help="open/close cycles for memory (0: skip)")
+    parser.add_argument("--no-tabs", dest="tabs", action="store_false", help="skip the tabs and presets")
+    parser.add_argument(
+        "--lab", action="append", default=[], metavar="NAME=DIR", help="another checkout to serve (repeatable)"
+    )
+    parser.add_argument("--quick", action="store_true", help="1 process, a burst of 20, 5 pages, 60 cycles")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.procs, args.bursts, args.pages, args.cycles = [1], [20], 5, 60
+    if max(args.bursts, default=0) > 50 or args.cycles > 500 or (args.cycles and args.cycles < 20):
+        parser.error("bounded: at most 50 loads at once; 20 to 500 cycles")
+    labs = [("lab", ROOT)] + [tuple(item.split("=", 1)) for item in args.lab]
+    labs = [(name, Path(root).resolve()) for name, root in labs]
+    print(f"{os.cpu_count()} cores; servers: {', '.join(n for n, _ in labs)}, floor")
+    for procs in args.procs:
+        asyncio.run(run(labs, procs, args))
+
+
+if __name__ == "__main__":
+    main()

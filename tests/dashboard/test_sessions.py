@@ -1,0 +1,99 @@
+"""Opening pages at the cost of a small app, and nothing kept once a page is closed: a served session's
+document (checked like Bokeh's own validation, which ``serve`` turns off), and a server in this process
+opening and closing real websocket sessions, then looking for what they left behind."""
+
+import asyncio
+import gc
+import json
+import re
+import urllib.request
+import uuid
+
+import panel as pn
+import pytest
+from bokeh.core.validation import check_integrity
+from bokeh.document import Document
+from panel.links import Callback
+from tornado.httpclient import HTTPRequest
+from tornado.websocket import websocket_connect
+
+from dashboard.app import ASSETS_ROUTE, NoiseLab, create_app, page_css
+from dashboard.compute import ComputePool
+from tests.conftest import free_port
+
+
+def test_a_page_document_passes_bokehs_validation():
+    doc = Document()
+    with pn.io.server.set_curdoc(doc):
+        create_app().server_doc(doc)
+    issues = check_integrity([m for root in doc.roots for m in root.references()])
+    assert not issues.error, issues.error
+    # the only warnings: the slots of the tabs not shown yet, empty until first shown
+    assert {issue.name for issue in issues.warning} <= {"EMPTY_LAYOUT"}
+
+
+def test_served_pages_link_their_fonts_instead_of_inlining_them():
+    served, inlined = page_css(ASSETS_ROUTE), page_css()
+    assert "base64" not in served and f"url({ASSETS_ROUTE}/katex/KaTeX_Main-Regular.woff2?v=" in served
+    assert len(served) < 5_000 < 100_000 < len(inlined)
+
+
+async def _open_and_close(base):
+    """One page as a browser opens it: the HTML, then the websocket and the document pulled."""
+    html = await asyncio.to_thread(lambda: urllib.request.urlopen(base + "/", timeout=300).read().decode())
+    token = re.search(r'"token":\s*"([^"]+)"', html).group(1)
+    request = HTTPRequest(base.replace("http", "ws") + "/ws", connect_timeout=300, request_timeout=300)
+    ws = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=100 * 2**20)
+    for part in ({"msgid": uuid.uuid4().hex, "msgtype": "PULL-DOC-REQ"}, {}, {}):
+        await ws.write_message(json.dumps(part))
+    while True:
+        fragment = await ws.read_message()
+        assert fragment is not None, "websocket closed before the document came"
+        if isinstance(fragment, str) and '"msgtype": "PULL-DOC-REPLY"' in fragment.replace('":"', '": "'):
+            break
+    ws.close()
+
+
+def _live(kind):
+    return sum(isinstance(obj, kind) for obj in gc.get_objects())
+
+
+async def _cycles(server, base, count):
+    for _ in range(count):
+        await _open_and_close(base)
+    await asyncio.sleep(1.0)  # the server notices the closed websockets
+    await server._tornado._cleanup_sessions()  # discard closed sessions now (Bokeh: after 15 s)
+    await asyncio.sleep(0.5)  # the sessions' end callbacks
+    gc.collect()
+
+
+@pytest.mark.slow
+def test_closed_pages_leave_nothing_behind():
+    async def scenario():
+        pool = ComputePool()
+        port = free_port()
+        server = pn.serve(
+            {"/": lambda: create_app(pool=pool)},
+            port=port,
+            address="127.0.0.1",
+            websocket_origin=[f"127.0.0.1:{port}"],
+            show=False,
+            start=False,
+        )
+        server.start()
+        server._tornado._unused_session_lifetime_milliseconds = 0
+        base = f"http://127.0.0.1:{port}"
+        try:
+            await _cycles(server, base, 2)
+            before = [len(pn.state._fake_roots), len(pn.state._views), len(Callback.registry)]
+            before += [_live(Document), _live(NoiseLab)]
+            await _cycles(server, base, 6)
+            after = [len(pn.state._fake_roots), len(pn.state._views), len(Callback.registry)]
+            return before, [*after, _live(Document), _live(NoiseLab)]
+        finally:
+            server.stop()
+            pool.close()
+
+    before, after = asyncio.run(scenario())
+    # Panel's list of template roots, its views, its JavaScript callbacks, Bokeh documents, labs
+    assert after == before
