@@ -11,8 +11,7 @@ ReducedAboveThreshold and costs 2 psi(T_N) (Corollary 5.2). Baselines are the st
 independent Gaussian releases at the same variances composed exactly (their privacy losses add)
 at the same delta, and noises compared at the same epsilon.
 
-numpy and the standard library only (no Panel, no Bokeh, no scenarios import: the story records
-are passed in).
+numpy and noisecore only (no Panel, no Bokeh, no scenarios import: the story records are passed in).
 """
 
 from __future__ import annotations
@@ -21,6 +20,8 @@ import operator
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from noisecore import Arete  # the Lemma 3 hypothesis check lives in the core
 
 __all__ = [
     "RULE_COST",
@@ -71,10 +72,10 @@ class Claim:
 
 
 def _versus(cheap_name, cheap, dear_name, dear):
-    """("below", ratio, comparison) with the words following the numbers."""
+    """("below" or "not below", the comparison those words make)."""
     if cheap < dear:
-        return "below", dear / cheap, ((cheap_name, "<", dear_name),)
-    return "not below", dear / cheap, ((cheap_name, ">=", dear_name),)
+        return "below", ((cheap_name, "<", dear_name),)
+    return "not below", ((cheap_name, ">=", dear_name),)
 
 
 # --- Brownian rewind ------------------------------------------------------------------------
@@ -121,7 +122,7 @@ def rewind_headline(sc) -> Claim:
             if false_halt
             else ""
         )
-        words, _, comparisons = _versus("cost", cost, "composition", comp)
+        words, comparisons = _versus("cost", cost, "composition", comp)
         return Claim(
             f"##### The private check halts at release {k + 1}{halt} and costs 2 psi(T_N) = {fmt(cost, 3)}: "
             f"twice the public stop at that release, {words} the {fmt(comp, 3)} of the same {k + 1} releases "
@@ -312,8 +313,6 @@ def noise_headline(c) -> Claim:
 
 def noise_table(c) -> Claim:
     """E|Z|, variance, worst-case epsilon and one user's share of each noise, with the Arete's source."""
-    from noisecore import Arete  # the Lemma 3 hypothesis check lives in the core
-
     a = c.arete
     rows = []
     for name in ("Laplace", "Staircase", "Arete"):

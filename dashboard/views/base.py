@@ -16,6 +16,7 @@ import panel as pn
 from bokeh.models import GlyphRenderer
 from bokeh.plotting import figure
 
+from ..claims import fmt
 from ..compute import ComputePool
 from ..escape import plain
 from ..models import Settings
@@ -118,12 +119,6 @@ def finite(*arrays):
     for arr in arrays:
         keep &= np.isfinite(arr)
     return [np.asarray(a)[keep] for a in arrays]
-
-
-def fmt(value, digits=4):
-    if value is None or not np.isfinite(value):
-        return "n/a"
-    return f"{value:.{digits}g}"
 
 
 class BaseView(pn.viewable.Viewer):
