@@ -376,7 +376,8 @@ def _checked_rows(body: str, names: list[str], header_line: int, source: str) ->
         except ValueError:
             parsed = None
         if parsed is None or not np.isfinite(parsed).all():
-            parsed = [_number(cell, f"{source}, line {line}, column {names[j][:40]!r}") for j, cell in enumerate(row)]
+            cells = [_number(cell, f"{source}, line {line}, column {names[j][:40]!r}") for j, cell in enumerate(row)]
+            parsed = np.array(cells, dtype=float)
         values[count] = parsed
         count += 1
     return values[:count].copy()
