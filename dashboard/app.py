@@ -27,6 +27,7 @@ from dashboard.escape import plain
 from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
 from dashboard.models import ExperimentSettings, Settings
 from dashboard.palette import HEADER
+from dashboard.server_logging import quiet_closed_tabs
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
 from dashboard.uploads import SIZE_CHECK_JS
 from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, RewindView
@@ -485,7 +486,6 @@ if pn.state.served and __name__ != "dashboard.app":
     # clears when a session ends, before the session's end callbacks run: the app comes from the imported
     # module, so those callbacks still find what they use.
     from dashboard import app as _imported
-    from dashboard.serve import quiet_closed_tabs
 
     quiet_closed_tabs()
     pn.extension("katex", notifications=False)

@@ -16,108 +16,20 @@ import os
 import re
 import signal
 import sys
-import traceback
 from importlib import resources
 
 import panel as pn
 from bokeh.settings import settings as bokeh_settings
-from tornado.iostream import StreamClosedError
 from tornado.routing import AnyMatches, HostMatches, Rule
 from tornado.web import RequestHandler
-from tornado.websocket import WebSocketClosedError
 
 from dashboard.app import ASSETS_ROUTE, TITLE, create_app, warm_up
 from dashboard.compute import ComputePool
+from dashboard.server_logging import configure_logging, quiet_closed_sockets
 from dashboard.uploads import WEBSOCKET_MAX_MESSAGE_BYTES
 
 log = logging.getLogger("noiselab")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
-
-
-def _quiet_closed_sockets(loop, context):
-    """A browser tab closed mid-animation leaves writes to a dead websocket: expected, not an error."""
-    if isinstance(context.get("exception"), (WebSocketClosedError, StreamClosedError)):
-        log.debug("dropped a message for a closed session")
-        return
-    loop.default_exception_handler(context)
-
-
-class _ClosedBeforeSessionFilter(logging.Filter):
-    """Bokeh asserts when a websocket closes before its session exists (a tab closed or reloaded
-    at once): harmless, the server carries on, so it is not logged as an uncaught exception."""
-
-    def filter(self, record):
-        _, exc, tb = record.exc_info or (None, None, None)
-        if isinstance(exc, AssertionError) and tb is not None:
-            frames = traceback.extract_tb(tb)
-            if any(frame.name == "notify_connection_lost" for frame in frames):
-                log.debug("websocket closed before its session was created")
-                return False
-        return True
-
-
-class _ShortLines(logging.Filter):
-    """Log lines are bounded: a long URL or value is cut, never echoed whole."""
-
-    LIMIT = 500
-
-    def filter(self, record):
-        _cut(record, self.LIMIT)
-        return True
-
-
-def _cut(record, limit):
-    try:
-        message = record.getMessage()
-    except Exception:  # a malformed call: logging reports it when the record is written
-        return
-    if len(message) > limit:
-        record.msg, record.args = message[:limit] + " ... [cut]", None
-
-
-def _capped_records(factory):
-    """Every record of every logger, child loggers included (a filter on ``bokeh`` does not see
-    ``bokeh.server.views.ws``'s records), is cut to the line limit when it is made."""
-
-    def make(*args, **kwargs):
-        record = factory(*args, **kwargs)
-        _cut(record, _ShortLines.LIMIT)
-        return record
-
-    make.noiselab_capped = True
-    return make
-
-
-def _error_reply_without_stack(self, message, text):
-    """Bokeh's ERROR reply to a message the server could not handle, without the server's traceback
-    (which Bokeh attaches from the exception being handled) and with a short text."""
-    reply = self.protocol.create("ERROR", message.header["msgid"], str(text)[:200])
-    reply.content = {"text": reply.content["text"], "traceback": None}
-    return reply
-
-
-def hide_stacks_from_clients():
-    """Clients get Bokeh's error replies without the server's traceback (installed once per process)."""
-    from bokeh.server.connection import ServerConnection
-
-    ServerConnection.error = _error_reply_without_stack
-
-
-class _ClosedTabAtDebug(logging.Filter):
-    """Closing a tab is normal: Bokeh's and Tornado's warnings about it go to debug level."""
-
-    PATTERNS = (
-        "WebSocket connection closed",
-        "Failed sending message as connection was closed",
-        "Stream is closed",
-        "Session .* was destroyed",
-    )
-
-    def filter(self, record):
-        if record.levelno <= logging.WARNING and any(re.search(p, record.getMessage()) for p in self.PATTERNS):
-            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
-            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
-        return True
 
 
 class _UnknownHost(RequestHandler):
@@ -162,7 +74,7 @@ def restrict_hosts(server, hosts) -> None:
 def _in_worker_process():
     """After the fork, in each worker: a fresh event loop, and the worker ends when the parent does."""
     asyncio.set_event_loop(loop := asyncio.new_event_loop())
-    loop.set_exception_handler(_quiet_closed_sockets)
+    loop.set_exception_handler(quiet_closed_sockets)
     _stop_on_signals(loop)
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
@@ -180,31 +92,6 @@ def _stop_on_signals(loop):
     even inside a garbage-collection callback, where the exit is printed as a traceback and ignored."""
     for stop_signal in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(stop_signal, loop.stop)
-
-
-def configure_logging():
-    """Install the log filters and the line cap once (a second call adds nothing), and keep server
-    tracebacks from clients."""
-    hide_stacks_from_clients()
-    if not getattr(logging.getLogRecordFactory(), "noiselab_capped", False):
-        logging.setLogRecordFactory(_capped_records(logging.getLogRecordFactory()))
-    _add_filter_once(logging.getLogger("tornado.application"), _ClosedBeforeSessionFilter)
-    for name in ("bokeh", "tornado", "panel", "noiselab"):
-        logger = logging.getLogger(name)
-        _add_filter_once(logger, _ShortLines)
-        _add_filter_once(logger, _ClosedTabAtDebug)
-
-
-def _add_filter_once(logger, kind):
-    if not any(isinstance(existing, kind) for existing in logger.filters):
-        logger.addFilter(kind())
-
-
-def quiet_closed_tabs():
-    """Under ``panel serve``: the same handling of tabs closed mid-update as ``serve`` installs (a write
-    to a closed websocket is expected, not an error)."""
-    configure_logging()
-    asyncio.get_event_loop().set_exception_handler(_quiet_closed_sockets)
 
 
 def serve(
@@ -240,7 +127,7 @@ def serve(
         os.register_at_fork(after_in_child=_in_worker_process)
     elif not threaded:
         asyncio.set_event_loop(loop := asyncio.new_event_loop())
-        loop.set_exception_handler(_quiet_closed_sockets)
+        loop.set_exception_handler(quiet_closed_sockets)
         _stop_on_signals(loop)
     origins = [origin.lower() for origin in origins or []]
     if not origins:

@@ -498,7 +498,7 @@ def test_error_replies_carry_no_server_traceback():
     from bokeh.protocol import Protocol
     from bokeh.server.connection import ServerConnection
 
-    from dashboard.serve import configure_logging
+    from dashboard.server_logging import configure_logging
 
     configure_logging()
     connection = ServerConnection.__new__(ServerConnection)
@@ -514,7 +514,7 @@ def test_error_replies_carry_no_server_traceback():
 
 def test_every_logger_keeps_the_line_cap():
     """The cap was a filter on four named loggers, which their child loggers' records never pass."""
-    from dashboard.serve import configure_logging
+    from dashboard.server_logging import configure_logging
 
     configure_logging()
     seen = []
