@@ -1,11 +1,13 @@
 """Paper A's experiments: privacy/loss trade-off curves and stopping rules, vectorised over trials.
 
 Both mechanisms are simulated exactly on the grid of privacy levels:
+
 - Brownian mechanism (BM): the noise at the times T_k = psi^{-1}(eps_k) of a linear boundary
   tuned for ``tuned_epsilon`` is one Brownian motion sampled at those times (the rewind's
   joint law), so its ex-post epsilon at level k is psi(T_k) = eps_k, with failure probability delta;
 - Laplace noise reduction (LNR): the Laplace process at times D1/eps_k, i.e. the Koufogiannis
   chain, one independent chain per coordinate; its ex-post epsilon is eps_k.
+
 Stopping rules: a public hold-out set, AboveThreshold with a fixed epsilon (cost eps_N + eps_AT),
 ReducedAboveThreshold with the same schedule (cost 2 eps_N, Theorem 5.1 / Corollary 5.2), and the
 doubling baseline noise reduction replaces (fresh Laplace releases at eps_0 2^j, paying the sum).

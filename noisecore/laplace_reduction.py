@@ -136,7 +136,7 @@ def koufogiannis_chain(times: npt.ArrayLike, *, dim: int = 1, size: Size = None,
     Returns
     -------
     numpy.ndarray
-        Shape (*size, K, dim).
+        Shape ``(*size, K, dim)``.
 
     Raises
     ------

@@ -1,0 +1,42 @@
+"""The README stays a short front page whose commands and code run, and every local link in it and in
+the docs points at a file that exists."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
+
+def _local_links(path):
+    for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text()):
+        if not re.match(r"[a-z]+:", target) and not target.startswith("#"):
+            yield target.split("#", 1)[0]
+
+
+def test_readme_is_short_and_holds_the_two_commands():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 150
+    assert "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/python -m dashboard.serve" in text
+    assert 'python3 -m venv .venv && .venv/bin/pip install -e ".[test,ui]" && .venv/bin/python -m pytest' in text
+
+
+def test_readme_python_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert blocks
+    for code in blocks:
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+        assert run.returncode == 0, run.stderr
+
+
+def test_local_links_resolve():
+    pages = [README, ROOT / "CHANGELOG.md", ROOT / "ARCHITECTURE.md", *sorted((ROOT / "docs").glob("*.md"))]
+    missing = [
+        f"{page.name}: {target}"
+        for page in pages
+        for target in _local_links(page)
+        if not (page.parent / target).exists()
+    ]
+    assert not missing, missing
