@@ -20,6 +20,7 @@ import numpy.typing as npt
 from scipy import interpolate, optimize
 
 from ._arete_quadrature import AreteKernel
+from ._frontier_table import load
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 #: (alpha, theta, lam) of an Arete for sensitivity 1.
@@ -207,8 +208,6 @@ def _table_starts(epsilon: float, objective: str) -> list[Params] | None:
     [] when both neighbouring rows are the Laplace limit, else the interpolated optimum
     (log-linear in epsilon) or, across the switch of families, the non-Laplace neighbour."""
     try:
-        from .frontier import load
-
         table = load()
     except (OSError, ValueError, KeyError):  # the table is an optional accelerator
         return None
