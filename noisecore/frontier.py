@@ -37,6 +37,9 @@ __all__ = [
     "write",
 ]
 
+# the reader lives in _frontier_table (the calibration imports it); its public home is here
+load.__module__ = read.__module__ = __name__
+
 DEFAULT_EPSILONS = np.round(np.geomspace(0.5, 40, 36), 6)
 HEADLINE_EPSILONS = (2.0, 6.0, 10.0, 20.0)
 # The epsilons a row can be computed for: the shipped table spans [0.5, 40]; below 0.1 and above
