@@ -27,36 +27,18 @@ from ..tasks import (
 # hold-out rows, its optimum plus twice BM's mean excess loss at eps = 0.3 in a 200-trial pilot, seed 0,
 # rounded up); a test keeps them in step. Paper A gives only its own values (0.41 and 0.025), not a rule.
 DEFAULT_TARGETS = {"logistic": 0.39434, "ridge": 0.0463, "mean": 0.1827415}
-
-
 Progress: TypeAlias = Callable[[float], None]
-
-
 #: One chunk of a plan: (number of trials, its child seed).
 PlannedChunk: TypeAlias = tuple[int, np.random.SeedSequence]
-
-
 RuleKey: TypeAlias = tuple[str, str]
-
-
 IndexArray: TypeAlias = npt.NDArray[np.intp]
-
-
 CHUNK_TRIALS = 25  # trials per chunk; each chunk has its own child seed
-
-
 # Limits. The app runs at most 1,000 trials of at most 60 levels in [0.16, 20] on 10,000 rows
 # (README, dashboard/explorer.py, benchmarks/bench_experiments.py); the limits leave 1000x room
 # for trials, 100x for levels and rows, and keep every derived time, scale and array finite.
 MAX_TRIALS = 10**6  # trials of one experiment (paper A: 1,000)
-
-
 MAX_LEVELS = 10_000  # privacy levels of one experiment (paper A: 60)
-
-
 MAX_ROWS = 500_000  # training rows of default_task (as many again are hold-out rows)
-
-
 EPSILON_MIN, EPSILON_MAX = 1e-3, 1e3  # privacy levels, tuned_epsilon and at_epsilon
 
 
