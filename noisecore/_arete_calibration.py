@@ -35,32 +35,12 @@ _FD_STEP = 1.4901161193847656e-08  # sqrt(machine epsilon), SLSQP's own default
 
 
 def mean_abs(alpha: float, theta: float, lam: float) -> float:
-    """E|Z| of Arete(alpha, theta, lam), by ``AreteKernel.mean_abs``.
-
-    Parameters
-    ----------
-    alpha, theta, lam : float
-        Arete parameters (Gamma shape, Gamma scale, Laplace scale).
-
-    Returns
-    -------
-    float
-    """
+    """E|Z| of Arete(alpha, theta, lam), by ``AreteKernel.mean_abs``."""
     return AreteKernel(alpha, theta, lam).mean_abs()
 
 
 def variance(alpha: float, theta: float, lam: float) -> float:
-    """Var Z = 2 alpha theta^2 + 2 lam^2 of Arete(alpha, theta, lam).
-
-    Parameters
-    ----------
-    alpha, theta, lam : float
-        Arete parameters (Gamma shape, Gamma scale, Laplace scale).
-
-    Returns
-    -------
-    float
-    """
+    """Var Z = 2 alpha theta^2 + 2 lam^2 of Arete(alpha, theta, lam)."""
     return 2 * alpha * theta**2 + 2 * lam**2
 
 
