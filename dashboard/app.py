@@ -28,6 +28,7 @@ from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
 from dashboard.models import ExperimentSettings, Settings
 from dashboard.palette import HEADER
 from dashboard.server_logging import quiet_closed_tabs
+from dashboard.tabs import REGISTRY, tab_index, view_class
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
 from dashboard.uploads import SIZE_CHECK_JS
 from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, RewindView
@@ -139,7 +140,7 @@ class NoiseLab(pn.viewable.Viewer):
     Views of hidden tabs compute their data the first time their tab is shown, behind a loading state.
     """
 
-    VIEW_CLASSES = (RewindView, BoundaryView, NoiseView, RatView, ExperimentsView)
+    VIEW_CLASSES = tuple(view_class(tab) for tab in REGISTRY)
 
     def __init__(self, settings: Settings | None = None, pool: ComputePool | None = None, **params):
         super().__init__(**params)
@@ -215,23 +216,23 @@ class NoiseLab(pn.viewable.Viewer):
 
     @property
     def rewind(self) -> RewindView:
-        return self._view(0)
+        return self._view(tab_index("rewind"))
 
     @property
     def boundaries(self) -> BoundaryView:
-        return self._view(1)
+        return self._view(tab_index("boundaries"))
 
     @property
     def noise(self) -> NoiseView:
-        return self._view(2)
+        return self._view(tab_index("noise"))
 
     @property
     def rat(self) -> RatView:
-        return self._view(3)
+        return self._view(tab_index("rat"))
 
     @property
     def experiments(self) -> ExperimentsView:
-        return self._view(4)
+        return self._view(tab_index("experiments"))
 
     @property
     def views(self):
@@ -270,8 +271,9 @@ def warm_up(pool: ComputePool) -> int:
         ):
             pool.future(call.func, *call.args, **call.keywords)
     started = 0
-    scenarios = [{}] + [step.settings for step in TOUR if step.tab >= 2]
-    scenarios += [preset for tab, preset in PRESETS.values() if tab >= 2]
+    heavy = tab_index("noise")  # the tabs from the noise view on compute on the pool
+    scenarios = [{}] + [step.settings for step in TOUR if step.tab >= heavy]
+    scenarios += [preset for tab, preset in PRESETS.values() if tab >= heavy]
     for preset in scenarios:
         settings = Settings()
         settings.apply(preset)

@@ -366,6 +366,7 @@ def rat_headline(study) -> Claim:
         "at_within": at[2],
         "first_round_met": study.first_round_met,
     }
+    comparisons: tuple[tuple[str, str, str], ...]
     if rat[0] < at[0]:
         cheaper, comparisons = "less than", (("rat_median", "<", "at_median"),)
     elif rat[0] > at[0]:

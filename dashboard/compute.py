@@ -21,6 +21,7 @@ import os
 import queue
 import sys
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -75,9 +76,9 @@ class ComputePool:
         self._results: collections.OrderedDict = collections.OrderedDict()
         self._sizes: dict = {}  # key -> estimated bytes of a finished result
         self._lock = threading.RLock()  # a done callback may run inside future()
-        self._executor = None  # created on first use: after a fork, in the process that uses it
-        self._client = None
-        self._cluster = None
+        self._executor: _DaemonThreads | None = None  # created on first use: after a fork, in the process that uses it
+        self._client: Any = None  # distributed.Client, imported only with Dask
+        self._cluster: Any = None
 
     @property
     def uses_dask(self) -> bool:
@@ -111,7 +112,7 @@ class ComputePool:
                 found._noiselab_waiters = getattr(found, "_noiselab_waiters", 0) + 1
                 return found
             future = self._submit(func, args, kwargs)
-            future._noiselab_waiters = 1
+            future._noiselab_waiters = 1  # type: ignore[attr-defined]  # counted by release
             self._results[key] = future
             self._sizes.pop(key, None)
             self._trim()
@@ -194,7 +195,7 @@ class ComputePool:
                 local.set_exception(exc)
 
         remote.add_done_callback(transfer)
-        local._noiselab_remote = remote  # keeps the Dask future (and so its task) alive
+        local._noiselab_remote = remote  # type: ignore[attr-defined]  # keeps the Dask future (and so its task) alive
         return local
 
     def _dask_client(self):
@@ -226,12 +227,13 @@ class ComputePool:
     def from_environment(cls) -> ComputePool:
         """Pool configured by ``NOISELAB_DASK_SCHEDULER`` or ``NOISELAB_DASK_LOCAL`` (used by ``panel serve``)."""
         scheduler = os.environ.get("NOISELAB_DASK_SCHEDULER") or None
-        local = os.environ.get("NOISELAB_DASK_LOCAL") or None
-        if local is not None:
+        text = os.environ.get("NOISELAB_DASK_LOCAL") or None
+        local = None
+        if text is not None:
             try:
-                local = int(local)
+                local = int(text)
             except ValueError:
-                raise ValueError(f"NOISELAB_DASK_LOCAL must be a number of workers, got {local[:40]!r}") from None
+                raise ValueError(f"NOISELAB_DASK_LOCAL must be a number of workers, got {text[:40]!r}") from None
         return cls(scheduler=scheduler, local_workers=local)
 
 
@@ -267,8 +269,8 @@ def _size_of(value, depth: int = 0, seen: set | None = None) -> int:
         part = sum(_size_of(k, depth + 1, seen) + _size_of(v, depth + 1, seen) for k, v in items)
         return sys.getsizeof(value) + part * len(value) // max(len(items), 1)
     if isinstance(value, list | tuple | set | frozenset):
-        items = list(value)[:100] if not isinstance(value, list | tuple) else value[:100]
-        part = sum(_size_of(item, depth + 1, seen) for item in items)
+        elements = list(value)[:100] if not isinstance(value, list | tuple) else value[:100]
+        part = sum(_size_of(item, depth + 1, seen) for item in elements)
         return sys.getsizeof(value) + part * len(value) // max(len(items), 1)
     size = sys.getsizeof(value)
     attributes = getattr(value, "__dict__", None)
@@ -329,7 +331,7 @@ class _OneBlasThread:
     def __init__(self):
         self._lock = threading.Lock()
         self._depth = 0
-        self._limiter = None
+        self._limiter: Any = None
 
     def __enter__(self):
         from threadpoolctl import threadpool_limits

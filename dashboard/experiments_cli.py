@@ -31,7 +31,9 @@ from pathlib import Path
 import numpy as np
 from bokeh.embed import file_html
 from bokeh.layouts import column, row
-from bokeh.models import Band, ColumnDataSource, Div, Whisker
+from bokeh.models import ColumnDataSource, FactorRange
+from bokeh.models.annotations import Band, Whisker
+from bokeh.models.widgets import Div
 from bokeh.plotting import figure
 from bokeh.resources import INLINE
 
@@ -196,7 +198,7 @@ def stopping_figure(result):
     labels = [f"{m} / {r}" for m, r in keys]
     fig = figure(
         title=f"{result.task}: ex-post epsilon when stopping at loss <= {result.target:g}",
-        y_range=labels[::-1],
+        y_range=FactorRange(factors=labels[::-1]),
         x_axis_type="log",
         x_axis_label="ex-post epsilon",
         width=640,
@@ -254,7 +256,7 @@ def main(argv=None):
         raise KeyboardInterrupt
 
     previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
-    written = []  # set once the new outputs replaced the old ones
+    written: list[str] = []  # set once the new outputs replaced the old ones
     try:
         run(args, written=written)
     except (ValueError, TypeError, OSError) as exc:  # user errors: a plain message, no traceback
@@ -301,9 +303,10 @@ def stop_children(grace=2.0):
     when this process exits (killing one makes loky relaunch it and print tracebacks)."""
     left = [pid for pid in _descendants(os.getpid()) if not _tracker(pid)]
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
-        for pid in left if sig is not None else []:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, sig)
+        if sig is not None:
+            for pid in left:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
         deadline = time.monotonic() + grace
         while left and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -355,6 +358,8 @@ def run(args, *, written=None):
         if pool is not None:
             pool.close()
     trade, stop = result.tradeoff, result.stopping
+    if stop is None:  # run_experiment fills it whenever a target is given
+        raise RuntimeError("run_experiment returned no stopping table although a target was given")
     lines = ["mechanism,rule,median_ex_post_epsilon,fraction_stopped"]
     for (mech, rule), (median, frac) in stop.summary().items():
         lines.append(f"{mech},{rule},{median:.4f},{frac:.3f}")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import param
 
 from .tour import TOUR
 
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {
     "epsilon": 1.0,
     "delta": 1e-6,
     "rho": 1.0,
@@ -54,11 +55,13 @@ class Settings(param.Parameterized):
     sensitivity = param.Number(
         DEFAULTS["sensitivity"], bounds=(0.1, 10.0), doc="Sensitivity of f: how far one person's data can move f(x)."
     )
-    dim = param.Selector(default=DEFAULTS["dim"], objects=[1, 2], doc="Dimension d of f(x): a line or the plane.")
+    dim: param.Selector[int] = param.Selector(
+        default=DEFAULTS["dim"], objects=[1, 2], doc="Dimension d of f(x): a line or the plane."
+    )
     seed = param.Integer(
         DEFAULTS["seed"], bounds=(0, 2**31 - 1), doc="Random seed: the same seed reproduces every draw exactly."
     )
-    stop_rule = param.Selector(
+    stop_rule: param.Selector[str] = param.Selector(
         default=DEFAULTS["stop_rule"],
         objects=["confidence", "rat", "peek"],
         doc="How the rewind stops: 'confidence' reads only the public noise level (pays "
@@ -66,7 +69,7 @@ class Settings(param.Parameterized):
         "2 psi(T_N)); 'peek' looks at the private error directly: a counter-example "
         "with no privacy guarantee.",
     )
-    arete_source = param.Selector(
+    arete_source: param.Selector[str] = param.Selector(
         default=DEFAULTS["arete_source"],
         objects=["calibrated", "lemma3", "local-search", "manual"],
         doc="Arete parameters: calibrated (least E|Z| with worst-case epsilon at most "
@@ -162,13 +165,13 @@ def _allowed(parameter) -> str:
 class ExperimentSettings(param.Parameterized):
     """The experiments explorer's own settings (the shared delta and seed come from :class:`Settings`)."""
 
-    task = param.Selector(
+    task: param.Selector[str] = param.Selector(
         default="logistic",
         objects=["logistic", "ridge", "mean"],
         doc="Paper A's task: logistic regression (output perturbation), ridge regression "
         "(covariance perturbation) or a mean (fast).",
     )
-    source = param.Selector(
+    source: param.Selector[str] = param.Selector(
         default="synthetic",
         objects=["synthetic", "upload", "kddcup", "twitter"],
         doc="The data: synthetic sets shaped like paper A's, an uploaded CSV file, or the "
@@ -177,7 +180,7 @@ class ExperimentSettings(param.Parameterized):
     target_column = param.String(
         default=None, allow_None=True, doc="Column of the uploaded file to predict (not used by the mean task)."
     )
-    trials = param.Selector(
+    trials: param.Selector[int] = param.Selector(
         default=100,
         objects=[100, 250, 500, 1000],
         doc="Independent trials: 100 answers in seconds; paper A used 1,000.",

@@ -209,7 +209,7 @@ def rewind_scenario(
         gaussian_composition_epsilon(times, delta=boundary.delta, sensitivity=D, cumulative=True), dtype=float
     )
     composition_dp = (
-        gaussian_composition_epsilon(times[: stop + 1], delta=boundary.delta, sensitivity=D, guarantee="dp")
+        float(gaussian_composition_epsilon(times[: stop + 1], delta=boundary.delta, sensitivity=D, guarantee="dp"))
         if stop >= 0
         else math.nan
     )
@@ -326,7 +326,7 @@ def crossing_study(boundary: PrivacyBoundary, *, t, paths=2000, shown=25, rng=No
 
 
 # --- low-privacy noise ----------------------------------------------------------------------
-def tabulated_calibration(*, epsilon, sensitivity=1.0, table) -> tuple[Arete, float, float]:
+def tabulated_calibration(*, epsilon, sensitivity=1.0, table) -> tuple[Arete | None, float, float]:
     """The calibrated Arete of the frontier table at the largest tabulated eps' <= epsilon, scaled
     to the sensitivity, with eps' and its stored certificate (<= eps' <= epsilon). Below the
     table's range there is no row: eps' is NaN and the Arete is None."""
@@ -503,7 +503,7 @@ def loss_profile(dist, *, distances) -> np.ndarray:
     mu = max(dist.theta, dist.lam)
     reach = top + 10 * mu
     t = np.arange(-np.ceil(top / 2 / h), np.ceil((reach + top) / h) + 1) * h
-    lp = dist.logpdf(t)
+    lp = np.asarray(dist.logpdf(t), dtype=float)
     out = np.zeros_like(d)
     for i, dist_i in enumerate(d):
         k = round(dist_i / h)
@@ -538,7 +538,10 @@ class ClassificationStory:
     def error_rate(self, params, *, holdout=False) -> np.ndarray:
         """Fraction of rows misclassified by each parameter vector (shape (..., d)): a margin
         y x.beta <= 0 counts as an error."""
-        X, y = self.task.holdout if holdout else (self.task.X, self.task.y)
+        pair = self.task.holdout if holdout else (self.task.X, self.task.y)
+        if pair is None:
+            raise ValueError("this task has no hold-out data")
+        X, y = pair
         signed = (X * y[:, None]).T  # margins = params @ signed
         params = np.asarray(params, dtype=float)
         flat = params.reshape(-1, X.shape[1])

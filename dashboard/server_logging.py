@@ -66,7 +66,7 @@ def _capped_records(factory):
         _cut(record, _ShortLines.LIMIT)
         return record
 
-    make.noiselab_capped = True
+    make.noiselab_capped = True  # type: ignore[attr-defined]  # marks an installed factory
     return make
 
 
@@ -82,7 +82,7 @@ def hide_stacks_from_clients():
     """Clients get Bokeh's error replies without the server's traceback (installed once per process)."""
     from bokeh.server.connection import ServerConnection
 
-    ServerConnection.error = _error_reply_without_stack
+    ServerConnection.error = _error_reply_without_stack  # type: ignore[method-assign]
 
 
 class _ClosedTabAtDebug(logging.Filter):

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .tabs import REGISTRY, tab_index
+
 __all__ = ["GLOSSARY", "PRESETS", "TABS", "TOUR", "TourStep"]
 
-TABS = ("Brownian rewind", "Privacy boundaries", "Low-privacy noise", "RAT stopping", "Experiments")
+TABS = tuple(tab.label for tab in REGISTRY)  # the labels, in tab order
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +21,7 @@ class TourStep:
     title: str
     text: str
     look_at: str
-    tab: int
+    tab: int  # index of the tab shown: tab_index(name)
     settings: dict = field(default_factory=dict)
     frame: int | None = None  # the rewind's release to show (0-based), or None to leave it
 
@@ -30,7 +32,7 @@ TOUR = (
         "The mechanism first releases f(x) + B(T) with a large noise variance T, at epsilon/10. The red dot is "
         "that release; the dashed line is the true value f(x) = 0. The noise level T is public, the error is not.",
         "the red dot, far from the dashed line, and the readout's error.",
-        0,
+        tab_index("rewind"),
         {},
         frame=0,
     ),
@@ -41,7 +43,7 @@ TOUR = (
         "release, though a single path may wander. The default "
         "stop reads only the public noise level, so the whole sequence costs psi(T_N) of the last release.",
         "the headline: psi(T_N) against the same releases as independent Gaussian releases, composed exactly.",
-        0,
+        tab_index("rewind"),
         {},
         frame=0,
     ),
@@ -53,7 +55,7 @@ TOUR = (
         "delta/2 of the paths (fewer on the window shown). Holding at all times costs more variance than a "
         "single release with the same guarantee.",
         "the grey loss paths under the blue boundary, and the headline's price of time-uniformity.",
-        1,
+        tab_index("boundaries"),
         {"delta": 0.05},
     ),
     TourStep(
@@ -63,7 +65,7 @@ TOUR = (
         "A private check is noisy, so some halts come too early: they are marked and counted, and the headline "
         "says how often each rule's halts meet the target.",
         "the headline (median ex-post epsilon of RAT and AboveThreshold) and the error-at-halt histogram.",
-        3,
+        tab_index("rat"),
         {},
     ),
     TourStep(
@@ -72,7 +74,7 @@ TOUR = (
         "the Arete fall exponentially. Below epsilon ~ 3.5 the calibration search finds no Arete with a smaller "
         "E|Z| than Laplace's; at epsilon = 10 the Arete calibrated there has about a fifth of Laplace's error.",
         "the headline ratios and the log-scale densities.",
-        2,
+        tab_index("noise"),
         {"epsilon": 10.0},
     ),
     TourStep(
@@ -81,21 +83,24 @@ TOUR = (
         "each of n users adds one share and the shares sum to the Arete. If some users drop out, the noise shrinks "
         "and the privacy loss grows: compute the dropout curves.",
         "the table's last column (the size of one user's share) and the dropout curves.",
-        2,
+        tab_index("noise"),
         {"epsilon": 6.0, "users": 20},
     ),
 )
 
-# name -> (tab shown, settings on top of the defaults)
+# name -> (index of the tab shown, settings on top of the defaults)
 PRESETS = {
-    "Defaults: rewinding in one dimension": (0, {}),
-    "Rewinding in the plane (d = 2)": (0, {"dim": 2}),
-    "Counter-example: peeking at the private error": (0, {"stop_rule": "peek"}),
-    "Private check on the error itself (swamped by noise)": (0, {"stop_rule": "rat"}),
-    "Boundaries where crossings show (delta = 0.05)": (1, {"delta": 0.05}),
-    "Low privacy: epsilon = 10": (2, {"epsilon": 10.0}),
-    "Paper B's epsilon = 6 Arete (local search)": (2, {"epsilon": 6.0, "arete_source": "local-search"}),
-    "RAT at a low epsilon (more false halts)": (3, {"epsilon": 0.3}),
+    "Defaults: rewinding in one dimension": (tab_index("rewind"), {}),
+    "Rewinding in the plane (d = 2)": (tab_index("rewind"), {"dim": 2}),
+    "Counter-example: peeking at the private error": (tab_index("rewind"), {"stop_rule": "peek"}),
+    "Private check on the error itself (swamped by noise)": (tab_index("rewind"), {"stop_rule": "rat"}),
+    "Boundaries where crossings show (delta = 0.05)": (tab_index("boundaries"), {"delta": 0.05}),
+    "Low privacy: epsilon = 10": (tab_index("noise"), {"epsilon": 10.0}),
+    "Paper B's epsilon = 6 Arete (local search)": (
+        tab_index("noise"),
+        {"epsilon": 6.0, "arete_source": "local-search"},
+    ),
+    "RAT at a low epsilon (more false halts)": (tab_index("rat"), {"epsilon": 0.3}),
 }
 
 GLOSSARY = {

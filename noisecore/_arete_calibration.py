@@ -20,6 +20,7 @@ import numpy.typing as npt
 from scipy import interpolate, optimize
 
 from ._arete_quadrature import AreteKernel
+from ._frontier_table import load
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
 #: (alpha, theta, lam) of an Arete for sensitivity 1.
@@ -34,32 +35,12 @@ _FD_STEP = 1.4901161193847656e-08  # sqrt(machine epsilon), SLSQP's own default
 
 
 def mean_abs(alpha: float, theta: float, lam: float) -> float:
-    """E|Z| of Arete(alpha, theta, lam), by ``AreteKernel.mean_abs``.
-
-    Parameters
-    ----------
-    alpha, theta, lam : float
-        Arete parameters (Gamma shape, Gamma scale, Laplace scale).
-
-    Returns
-    -------
-    float
-    """
+    """E|Z| of Arete(alpha, theta, lam), by ``AreteKernel.mean_abs``."""
     return AreteKernel(alpha, theta, lam).mean_abs()
 
 
 def variance(alpha: float, theta: float, lam: float) -> float:
-    """Var Z = 2 alpha theta^2 + 2 lam^2 of Arete(alpha, theta, lam).
-
-    Parameters
-    ----------
-    alpha, theta, lam : float
-        Arete parameters (Gamma shape, Gamma scale, Laplace scale).
-
-    Returns
-    -------
-    float
-    """
+    """Var Z = 2 alpha theta^2 + 2 lam^2 of Arete(alpha, theta, lam)."""
     return 2 * alpha * theta**2 + 2 * lam**2
 
 
@@ -207,8 +188,6 @@ def _table_starts(epsilon: float, objective: str) -> list[Params] | None:
     [] when both neighbouring rows are the Laplace limit, else the interpolated optimum
     (log-linear in epsilon) or, across the switch of families, the non-Laplace neighbour."""
     try:
-        from .frontier import load
-
         table = load()
     except (OSError, ValueError, KeyError):  # the table is an optional accelerator
         return None

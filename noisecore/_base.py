@@ -371,22 +371,5 @@ class NoiseDistribution(Immutable):
 
 
 def check_sensitivity(sensitivity: float) -> float:
-    """Validate a query sensitivity.
-
-    Parameters
-    ----------
-    sensitivity : float
-        Must be finite and > 0.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    TypeError
-        If ``sensitivity`` is not a real number.
-    ValueError
-        If ``sensitivity`` is not finite or is <= 0.
-    """
+    """Validate a query sensitivity."""
     return positive("sensitivity", sensitivity)

@@ -20,17 +20,7 @@ FLOAT_RANGE = "a finite real number (|x| <= 1.8e308)"  # what a float can hold
 
 def value_text(value: object) -> str:
     """``value`` for an error message; a huge integer by its size (Python refuses to print one of
-    over 4,300 digits, and a 400-digit one helps nobody).
-
-    Parameters
-    ----------
-    value : object
-        Any argument.
-
-    Returns
-    -------
-    str
-    """
+    over 4,300 digits, and a 400-digit one helps nobody)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         number = int(value)
         if abs(number) >= 10**20:
@@ -44,29 +34,7 @@ def value_text(value: object) -> str:
 
 
 def real_scalar(name: str, value: object, *, allowed: str = FLOAT_RANGE) -> float:
-    """Return ``value`` as a finite float, else raise naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : object
-        A real number (not a bool) or a 0-d real numpy array.
-    allowed : str, optional
-        The caller's allowed range, for the message when an integer is beyond the float range.
-
-    Returns
-    -------
-    float
-        ``value`` converted to a Python float.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is a bool or not a real number.
-    ValueError
-        If ``value`` is NaN or infinite, or an integer beyond the float range.
-    """
+    """Return ``value`` as a finite float, else raise naming ``name``."""
     number: SupportsFloat
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         number = value
@@ -84,28 +52,7 @@ def real_scalar(name: str, value: object, *, allowed: str = FLOAT_RANGE) -> floa
 
 
 def positive(name: str, value: object, *, allowed: str = "> 0") -> float:
-    """Return ``value`` as a finite float > 0, else raise naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : object
-        A real number, as for `real_scalar`.
-    allowed : str, optional
-        The caller's allowed range, for the message when an integer is beyond the float range.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number.
-    ValueError
-        If ``value`` is not finite or is <= 0.
-    """
+    """Return ``value`` as a finite float > 0, else raise naming ``name``."""
     result = real_scalar(name, value, allowed=allowed)
     if result <= 0:
         raise ValueError(f"{name} must be > 0, got {result}")
@@ -113,28 +60,7 @@ def positive(name: str, value: object, *, allowed: str = "> 0") -> float:
 
 
 def in_open_interval(name: str, value: object, low: float, high: float) -> float:
-    """Return ``value`` as a float in the open interval (``low``, ``high``), else raise naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : object
-        A real number, as for `real_scalar`.
-    low, high : float
-        Excluded bounds.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number.
-    ValueError
-        If ``value`` is not finite or lies outside (``low``, ``high``).
-    """
+    """Return ``value`` as a float in the open interval (``low``, ``high``), else raise naming ``name``."""
     result = real_scalar(name, value, allowed=f"in ({low:g}, {high:g})")
     if not low < result < high:
         raise ValueError(f"{name} must be in ({low:g}, {high:g}), got {result}")
@@ -142,28 +68,7 @@ def in_open_interval(name: str, value: object, low: float, high: float) -> float
 
 
 def in_interval(name: str, value: object, low: float, high: float) -> float:
-    """Return ``value`` as a float in the closed interval [``low``, ``high``], else raise naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : object
-        A real number, as for `real_scalar`.
-    low, high : float
-        Included bounds.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number.
-    ValueError
-        If ``value`` is not finite or lies outside [``low``, ``high``].
-    """
+    """Return ``value`` as a float in the closed interval [``low``, ``high``], else raise naming ``name``."""
     result = real_scalar(name, value, allowed=f"in [{low:g}, {high:g}]")
     if not low <= result <= high:
         raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {result}")
@@ -171,26 +76,7 @@ def in_interval(name: str, value: object, low: float, high: float) -> float:
 
 
 def positive_int(name: str, value: object) -> int:
-    """Return ``value`` as an int >= 1, else raise naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : object
-        An integral number (Python or numpy integer, not a bool).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is a bool or not an integer.
-    ValueError
-        If ``value`` < 1.
-    """
+    """Return ``value`` as an int >= 1, else raise naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < 1:
@@ -199,29 +85,7 @@ def positive_int(name: str, value: object) -> int:
 
 
 def real_array(name: str, value: object, *, allow_inf: bool = False) -> npt.NDArray[np.float64]:
-    """Return ``value`` as a float array; NaN (and inf unless allowed) is rejected.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : array_like
-        A real number or an array of integers or floats (not bools, strings or None).
-    allow_inf : bool, optional
-        Accept +-inf entries (default False).
-
-    Returns
-    -------
-    numpy.ndarray
-        A new float64 array of the same shape.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is None, a string, or not of integer or floating dtype.
-    ValueError
-        If ``value`` contains NaN, or inf when ``allow_inf`` is False.
-    """
+    """Return ``value`` as a float array; NaN (and inf unless allowed) is rejected."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be a real number or array, got {type(value).__name__}")
     try:
@@ -249,27 +113,7 @@ def _plain_int(value: object) -> bool:
 
 
 def nonnegative_array(name: str, value: object) -> npt.NDArray[np.float64]:
-    """Return ``value`` as a finite float array with no negative entry, else raise naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : array_like
-        As for `real_array`.
-
-    Returns
-    -------
-    numpy.ndarray
-        A new float64 array of the same shape.
-
-    Raises
-    ------
-    TypeError
-        As for `real_array`.
-    ValueError
-        If an entry is NaN, infinite or negative.
-    """
+    """Return ``value`` as a finite float array with no negative entry, else raise naming ``name``."""
     arr = real_array(name, value)
     if (arr < 0).any():
         raise ValueError(f"{name} must be >= 0")
@@ -277,27 +121,7 @@ def nonnegative_array(name: str, value: object) -> npt.NDArray[np.float64]:
 
 
 def vector_value(name: str, value: object) -> npt.NDArray[np.float64]:
-    """A scalar or 1-d vector of finite reals, returned as a fresh 1-d float array.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : array_like
-        A real number or a 1-d array, as for `real_array`.
-
-    Returns
-    -------
-    numpy.ndarray
-        A new 1-d float64 array (length 1 for a scalar).
-
-    Raises
-    ------
-    TypeError
-        As for `real_array`.
-    ValueError
-        If an entry is not finite, or ``value`` has more than one dimension.
-    """
+    """A scalar or 1-d vector of finite reals, returned as a fresh 1-d float array."""
     arr = real_array(name, value)
     if arr.ndim > 1:
         raise ValueError(f"{name} must be a scalar or a 1-d vector, got shape {arr.shape}")
@@ -311,26 +135,7 @@ MAX_ELEMENTS = 10**8  # the largest array a single call will allocate
 
 
 def scale(name: str, value: object) -> float:
-    """A positive scale-like parameter in [SCALE_MIN, SCALE_MAX].
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : object
-        A real number, as for `real_scalar`.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number.
-    ValueError
-        If ``value`` is not finite, is <= 0 or lies outside [1e-100, 1e100].
-    """
+    """A positive scale-like parameter in [SCALE_MIN, SCALE_MAX]."""
     result = positive(name, value, allowed=f"in [{SCALE_MIN:g}, {SCALE_MAX:g}]")
     if not SCALE_MIN <= result <= SCALE_MAX:
         raise ValueError(f"{name} must be in [{SCALE_MIN:g}, {SCALE_MAX:g}], got {result:g}")
@@ -338,27 +143,7 @@ def scale(name: str, value: object) -> float:
 
 
 def derived_scale(what: str, value: float, **given: float) -> float:
-    """Check a scale computed from the arguments ``given``; an error names them all.
-
-    Parameters
-    ----------
-    what : str
-        Name of the computed quantity, used in the error message.
-    value : float
-        The computed scale.
-    **given : float
-        The arguments it was computed from, by name.
-
-    Returns
-    -------
-    float
-        ``value`` as a Python float.
-
-    Raises
-    ------
-    ValueError
-        If ``value`` is not finite or lies outside [SCALE_MIN, SCALE_MAX].
-    """
+    """Check a scale computed from the arguments ``given``; an error names them all."""
     if not (np.isfinite(value) and SCALE_MIN <= value <= SCALE_MAX):
         args = ", ".join(f"{k}={v:g}" for k, v in given.items())
         raise ValueError(
@@ -369,28 +154,7 @@ def derived_scale(what: str, value: float, **given: float) -> float:
 
 
 def bounded_int(name: str, value: object, low: int = 1, high: int = MAX_ELEMENTS) -> int:
-    """An integer (not a bool) in [low, high].
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : object
-        An integral number (Python or numpy integer, not a bool).
-    low, high : int, optional
-        Included bounds (default 1 and MAX_ELEMENTS).
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is a bool or not an integer.
-    ValueError
-        If ``value`` lies outside [``low``, ``high``].
-    """
+    """An integer (not a bool) in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     number = int(value)
@@ -400,29 +164,7 @@ def bounded_int(name: str, value: object, low: int = 1, high: int = MAX_ELEMENTS
 
 
 def sample_size(name: str, value: object, per_item: int = 1) -> int | tuple[int, ...] | None:
-    """None, a count >= 0 or a tuple of them, with at most MAX_ELEMENTS values in all.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : None, int or sequence of int
-        A sample size or shape (a tuple or list of counts).
-    per_item : int, optional
-        Values allocated per sample (default 1), counted against MAX_ELEMENTS.
-
-    Returns
-    -------
-    None, int or tuple of int
-        None for None, an int for a count, a tuple of ints for a tuple or list.
-
-    Raises
-    ------
-    TypeError
-        If a count is a bool or not an integer.
-    ValueError
-        If a count is negative or above MAX_ELEMENTS, or the total exceeds MAX_ELEMENTS.
-    """
+    """None, a count >= 0 or a tuple of them, with at most MAX_ELEMENTS values in all."""
     if value is None:
         return None
     raw = value if isinstance(value, (tuple, list)) else (value,)
@@ -433,47 +175,14 @@ def sample_size(name: str, value: object, per_item: int = 1) -> int | tuple[int,
 
 
 def file_path(name: str, value: object) -> str | os.PathLike[str]:
-    """A file path: a str or a path-like object, else a TypeError naming ``name``.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name used in error messages.
-    value : object
-        The path.
-
-    Returns
-    -------
-    str or os.PathLike
-        ``value`` itself.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is neither a str nor path-like.
-    """
+    """A file path: a str or a path-like object, else a TypeError naming ``name``."""
     if isinstance(value, str | os.PathLike):
         return value
     raise TypeError(f"{name} must be a str or a path-like object, got {type(value).__name__}")
 
 
 def generator(rng: SeedLike) -> np.random.Generator:
-    """np.random.default_rng(rng), with an error that names rng.
-
-    Parameters
-    ----------
-    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator
-        A seed, or a Generator (returned as is).
-
-    Returns
-    -------
-    numpy.random.Generator
-
-    Raises
-    ------
-    TypeError
-        If numpy rejects ``rng`` as a seed.
-    """
+    """np.random.default_rng(rng), with an error that names rng."""
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
@@ -483,27 +192,7 @@ def generator(rng: SeedLike) -> np.random.Generator:
 
 
 def finite_result(name: str, value: _T, what: str) -> _T:
-    """Raise naming ``name`` if a computed result overflowed (or is NaN).
-
-    Parameters
-    ----------
-    name : str
-        The argument blamed in the error message.
-    value : array_like
-        The computed result.
-    what : str
-        What the result is, for the error message.
-
-    Returns
-    -------
-    array_like
-        ``value`` itself, unchanged.
-
-    Raises
-    ------
-    ValueError
-        If an entry of ``value`` is NaN or infinite.
-    """
+    """Raise naming ``name`` if a computed result overflowed (or is NaN)."""
     arr = np.asarray(value)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} is too large or too small here: {what} is beyond the float range")

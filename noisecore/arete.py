@@ -14,6 +14,7 @@ from typing import cast
 import numpy as np
 import numpy.typing as npt
 
+from ._arete_calibration import calibrate
 from ._arete_quadrature import AreteKernel, Mesh
 from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output, check_sensitivity
 from ._validation import (
@@ -239,8 +240,6 @@ class Arete(NoiseDistribution):
         Paper B [PS22] (Pagh & Stausholm): the Arete distribution. Its Lemma 3 gives parameters
         with a proven but loose guarantee; this search certifies each result by the exact loss instead.
         """
-        from ._arete_calibration import calibrate
-
         epsilon = in_interval("epsilon", epsilon, *CALIBRATION_EPSILONS)
         sensitivity = check_sensitivity(sensitivity)
         if not isinstance(objective, str):

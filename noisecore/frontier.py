@@ -4,60 +4,48 @@ For each epsilon: Laplace (closed form), Staircase with the gamma optimal for ea
 Arete from Lemma 3 (where its range eps >= 20 applies) and the calibrated Arete
 (``Arete.calibrated``, certified). ``python -m noisecore.frontier [path]`` regenerates the
 table shipped in ``noisecore/data/frontier.csv`` (about 3 s); ``load()`` reads it
-through ``importlib.resources``, so it is found from an installed wheel too.
+(``noisecore._frontier_table``, which the calibration imports without this generator).
 """
 
 from __future__ import annotations
 
 import csv
-import io
 import math
 import numbers
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from importlib import resources
 from pathlib import Path
-from typing import TypeAlias
 
 import numpy as np
-import numpy.typing as npt
 
+from ._frontier_table import COLUMNS, Table, load, read
 from ._validation import file_path, in_interval
 from .arete import Arete
 from .distributions import Staircase
 
-COLUMNS = [
-    "epsilon",
-    "laplace_abs",
-    "laplace_var",
-    "staircase_abs",
-    "staircase_var",
-    "lemma3_abs",
-    "lemma3_var",
-    "arete_abs",
-    "arete_abs_alpha",
-    "arete_abs_theta",
-    "arete_abs_lam",
-    "arete_abs_certified",
-    "arete_var",
-    "arete_var_alpha",
-    "arete_var_theta",
-    "arete_var_lam",
-    "arete_var_certified",
-    "arete_over_laplace_abs",
-    "arete_over_staircase_abs",
-    "arete_over_laplace_var",
-    "arete_over_staircase_var",
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_EPSILONS",
+    "HEADLINE_EPSILONS",
+    "Table",
+    "compute",
+    "frontier_row",
+    "load",
+    "main",
+    "read",
+    "write",
 ]
+
+# the reader lives in _frontier_table (the calibration imports it); its public home is here
+load.__module__ = read.__module__ = __name__
+
 DEFAULT_EPSILONS = np.round(np.geomspace(0.5, 40, 36), 6)
 HEADLINE_EPSILONS = (2.0, 6.0, 10.0, 20.0)
 # The epsilons a row can be computed for: the shipped table spans [0.5, 40]; below 0.1 and above
 # 100 the calibration is neither needed nor tested (a row takes well under a second in between).
 EPSILON_MIN, EPSILON_MAX = 0.1, 100.0
 MAX_ROWS = 10_000  # rows ``compute`` makes at most (each takes up to a second)
-
-Table: TypeAlias = dict[str, npt.NDArray[np.float64]]
 
 
 def frontier_row(epsilon: float) -> dict[str, float]:
@@ -188,57 +176,6 @@ def write(rows: Iterable[Mapping[str, float]], *, path: str | os.PathLike[str]) 
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(lines)
-
-
-def read(path: str | os.PathLike[str]) -> Table:
-    """Read a frontier table written by ``write``.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The CSV file.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        One float array per column of ``COLUMNS`` (NaN for empty cells).
-
-    Raises
-    ------
-    TypeError
-        If ``path`` is not a str or path-like.
-    OSError
-        If the file cannot be opened.
-    KeyError, ValueError
-        If a column is missing or a cell is not a number.
-    """
-    with open(file_path("path", path), newline="") as handle:
-        return _parse(handle)
-
-
-def _parse(handle: Iterable[str]) -> Table:
-    """Columns of ``COLUMNS`` from CSV lines."""
-    rows = list(csv.DictReader(handle))
-    return {k: np.array([float(r[k]) if r[k] != "" else math.nan for r in rows]) for k in COLUMNS}
-
-
-def load() -> Table:
-    """The frontier table shipped with the package (package data).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray
-        One float array per column of ``COLUMNS``, rows in increasing epsilon.
-
-    Raises
-    ------
-    OSError
-        If the package data is missing.
-    KeyError, ValueError
-        If the file is malformed.
-    """
-    text = resources.files("noisecore").joinpath("data", "frontier.csv").read_text()
-    return _parse(io.StringIO(text))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

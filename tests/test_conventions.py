@@ -115,21 +115,45 @@ def test_gaussian_calibration_methods():
         Gaussian.calibrated(0.5, 1e-5)  # delta is keyword-only
 
 
+def _parameter_names(func):
+    func = func.__func__ if isinstance(func, classmethod | staticmethod) else func
+    return [p for p in inspect.signature(func).parameters if p not in ("self", "cls")]
+
+
+def _restates_a_base(cls, attr):
+    """``attr`` overrides a method of a noisecore base class with the same parameters: the base's
+    documentation applies (numpydoc text is not repeated on every subclass)."""
+    member = vars(cls)[attr]
+    if isinstance(member, property) or not callable(getattr(cls, attr)):
+        return False
+    for base in cls.__mro__[1:]:
+        if base.__module__.startswith("noisecore") and attr in vars(base):
+            return _parameter_names(member) == _parameter_names(vars(base)[attr])
+    return False
+
+
 def _core_members():
+    """The public API: the names in ``__all__`` of noisecore and of each of its modules, and the public
+    methods and properties their classes define or inherit from noisecore. Private helpers need one
+    docstring line only; so does an override with its base's parameters."""
     names = [m.name for m in pkgutil.walk_packages(noisecore.__path__, "noisecore.")]
     for module in [noisecore, *(importlib.import_module(name) for name in names)]:
-        for name, obj in vars(module).items():
-            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__:
-                continue
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+                continue  # constants and type aliases
             yield f"{module.__name__}.{name}", obj
-            if inspect.isclass(obj):
-                for attr, member in vars(obj).items():
-                    if attr.startswith("_"):
+            if not inspect.isclass(obj):
+                continue
+            for owner in (c for c in obj.__mro__ if c.__module__.startswith("noisecore")):
+                for attr, member in vars(owner).items():
+                    if attr.startswith("_") or _restates_a_base(owner, attr):
                         continue
+                    where = f"{owner.__module__}.{owner.__qualname__}.{attr}"
                     if isinstance(member, property):
-                        yield f"{module.__name__}.{name}.{attr}", member.fget
+                        yield where, member.fget
                     elif inspect.isfunction(member) or isinstance(member, classmethod | staticmethod):
-                        yield f"{module.__name__}.{name}.{attr}", getattr(obj, attr)
+                        yield where, getattr(owner, attr)
 
 
 def test_every_public_function_of_the_core_has_numpydoc_sections():

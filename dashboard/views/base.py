@@ -4,7 +4,6 @@ loading state while an update computes."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import io
 import logging
@@ -19,6 +18,7 @@ from bokeh.plotting import figure
 from ..claims import fmt
 from ..compute import ComputePool
 from ..escape import plain
+from ..jobs import Jobs
 from ..models import Settings
 from ..palette import PALETTE
 
@@ -135,13 +135,16 @@ class BaseView(pn.viewable.Viewer):
         super().__init__(**params)
         self.settings = settings
         self.pool = pool
-        self._busy = {}
         self._failures = 0
         self.active = active
         self._pending = {}
-        self._latest = {}
-        self._tasks = set()
-        self._jobs = {}  # name -> the pool futures of the request on screen
+        self.jobs = Jobs(
+            pool=lambda: self.pool,
+            guarded=self.guarded,
+            is_active=lambda: self.active,
+            defer=self._defer,
+            on_end=self._end_busy,
+        )
         self.figures = []
         self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.headline = text(
@@ -207,6 +210,9 @@ class BaseView(pn.viewable.Viewer):
         else:
             self._pending[func.__name__] = func
 
+    def _defer(self, key, func):
+        self._pending[key] = func
+
     def set_active(self, active: bool, now: bool = False):
         """Views in hidden tabs defer their updates; when shown they compute behind a loading state
         (``now``: at once, e.g. while the page is built, before anything is sent)."""
@@ -252,110 +258,25 @@ class BaseView(pn.viewable.Viewer):
 
         A later request with the same name supersedes an earlier one and :meth:`cancel` drops one;
         ``busy`` shows a spinner and ``progress`` (a Progress bar) counts finished calls meanwhile.
-        Without a server (tests, notebooks) everything runs at once."""
-        doc = pn.state.curdoc
-        if doc is None or doc.session_context is None:
-            return self.guarded(lambda: apply([call() for call in calls]))
-        token = object()
-        self._latest[name] = token
-        self._release(name)  # a superseded request's queued work is dropped unless others wait for it
-        self._busy[name] = (busy, progress)
-        if busy is not None:
-            busy.loading = True
-        if progress is not None:
-            progress.max, progress.value, progress.visible = len(calls), 0, True
-
-        def current():
-            return self._latest.get(name) is token and doc.session_context is not None
-
-        def finish(results, failure):
-            if not current():
-                return  # superseded or cancelled, or the browser tab has closed
-            if not self.active:
-                # the user moved to another tab: show the result (and end the spinner) when this one is
-                # shown again; Panel 1.9 re-points shared stylesheets to its CDN when a pane updates
-                # while its tab is detached from the page
-                self._pending[f"offload:{name}"] = functools.partial(
-                    self._finish_later, name, token, apply, results, failure
-                )
-                return
-            try:
-                self.guarded(_apply_result, apply, results, failure)
-            finally:
-                self._end_busy(name)
-
-        def advance(done):
-            if current() and progress is not None:
-                progress.value = done
-
-        async def run():
-            if not current():
-                return  # cancelled before it started
-            pool = self.pool
-            try:
-                if pool is not None:
-                    raw = [pool.future(c.func, *c.args, **c.keywords) for c in calls]
-                    self._jobs[name] = (token, raw)
-                    futures = [asyncio.wrap_future(f) for f in raw]
-                else:
-                    futures = [asyncio.ensure_future(asyncio.to_thread(c)) for c in calls]
-                for done, _ in enumerate(asyncio.as_completed(futures), start=1):
-                    await _
-                    if progress is not None and current():
-                        doc.add_next_tick_callback(functools.partial(advance, done))
-                results, failure = [f.result() for f in futures], None
-            except Exception as exc:  # shown as a plain message, like any other failed update
-                results, failure = None, exc
-            if self._jobs.get(name, (None,))[0] is token:
-                self._release(name)
-            if doc.session_context is None:
-                return  # the tab closed meanwhile: its models are gone (and Panel's shared
-                # stylesheets must not be re-pointed from a dead document)
-            # back on the loop: apply in a callback that holds the document lock
-            doc.add_next_tick_callback(functools.partial(finish, results, failure))
-
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return True
+        Without a server (tests, notebooks) everything runs at once. (The machinery: ``dashboard.jobs``.)"""
+        return self.jobs.submit(name, calls, apply, busy=busy, progress=progress)
 
     def cancel(self, name):
         """Stop waiting for a computation: its result, when it comes, is not shown; parts not started
         are cancelled unless another session waits for them."""
-        if self._latest.pop(name, None) is not None:
-            self._release(name)
-            self._end_busy(name)
-            return True
-        return False
+        return self.jobs.cancel(name)
 
     def cancel_all(self):
         """Cancel every computation this view waits for (its session has ended)."""
-        for name in list(self._latest):
+        for name in self.jobs.names():
             self.cancel(name)
 
-    def _release(self, name):
-        """Tell the pool this view no longer waits for a request's futures (queued ones nobody else
-        waits for are cancelled)."""
-        _, futures = self._jobs.pop(name, (None, ()))
-        for future in futures:
-            self.pool.release(future)
-
     def running(self, name) -> bool:
-        return name in self._busy
+        return self.jobs.running(name)
 
     def _end_busy(self, name):
-        busy, progress = self._busy.pop(name, (None, None))
-        if busy is not None:
-            busy.loading = False
-        if progress is not None:
-            progress.visible = False
-
-    def _finish_later(self, name, token, apply, results, failure):
-        try:
-            if self._latest.get(name) is token:
-                _apply_result(apply, results, failure)
-        finally:
-            self._end_busy(name)
+        """End a computation's spinner and progress bar (subclasses add their own controls)."""
+        self.jobs.end_busy(name)
 
     def guarded(self, func, *args):
         """Run an update; on failure show a plain message and keep the last good plots. (A success hides
@@ -418,9 +339,3 @@ class BaseView(pn.viewable.Viewer):
 
     def _csv_file(self):
         return io.StringIO(self.csv_text())
-
-
-def _apply_result(apply, result, failure):
-    if failure is not None:
-        raise failure
-    apply(result)

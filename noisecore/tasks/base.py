@@ -8,6 +8,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from .._base import Immutable
 from .._validation import MAX_ELEMENTS, finite_result, positive, real_array, real_scalar
 
 FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -157,13 +158,15 @@ def check_data(X: npt.ArrayLike, y: npt.ArrayLike, *, name: str = "X") -> tuple[
     return X, y
 
 
-class Task:
+class Task(Immutable):
     """A private statistical task released by perturbing a vector of dimension ``noise_dim``.
 
     Subclasses set ``noise_dim``, ``l2_sensitivity``, ``l1_sensitivity`` and ``optimum``
     and implement ``release`` (noise -> parameter) and ``_loss`` (parameters -> loss on a
     data set). ``loss_bound`` caps the per-example loss used in private accuracy checks,
     so the mean clipped loss has sensitivity ``loss_bound / n`` (replace-one neighbours).
+    Immutable: the sensitivities and the optimum follow from ``lam`` and the data when the object is
+    built, so setting an attribute afterwards raises (build a new task instead).
 
     Parameters
     ----------

@@ -91,25 +91,7 @@ class LogisticRegressionTask(Task):
         return res.x
 
     def release(self, noise: npt.ArrayLike) -> FloatArray:
-        """The minimiser plus noise (output perturbation).
-
-        Parameters
-        ----------
-        noise : array_like
-            Shape (..., d).
-
-        Returns
-        -------
-        numpy.ndarray
-            Released parameters, shape (..., d).
-
-        Raises
-        ------
-        TypeError
-            If ``noise`` is not a real array.
-        ValueError
-            If ``noise`` has a non-finite entry, its last dimension is not d, or the result overflows.
-        """
+        """The minimiser plus noise (output perturbation)."""
         return self._checked_release(noise, lambda arr: self.optimum + arr)
 
     def _loss(self, params: FloatArray, *, holdout: bool, clip: float | None) -> FloatArray:
@@ -128,30 +110,7 @@ class LogisticRegressionTask(Task):
     def batch_loss(self, params: npt.ArrayLike, *, holdout: bool = False, clip: float | None = None) -> FloatArray:
         """Fast loss for many parameter vectors (experiments): per-example terms in float32,
         means accumulated in float64 (relative error below 1e-6). Margins come from one BLAS
-        product per block; the elementwise softplus runs on cache-sized slices on all cores.
-
-        Parameters
-        ----------
-        params : array_like
-            Parameter vectors, shape (..., d).
-        holdout : bool, optional
-            Use the hold-out data instead of the training data (default False).
-        clip : float, optional
-            Cap on each example's loss, finite and > 0 (default None: no cap).
-
-        Returns
-        -------
-        numpy.ndarray
-            The loss, shape (...).
-
-        Raises
-        ------
-        TypeError
-            If ``params`` is not a real array, ``holdout`` is not a bool or ``clip`` is not a number.
-        ValueError
-            If ``params`` has a non-finite entry or last dimension other than d, ``clip`` is not
-            finite and > 0, the loss overflows, or ``holdout`` is set and the task has no hold-out data.
-        """
+        product per block; the elementwise softplus runs on cache-sized slices on all cores."""
         params = self._params(params)
         holdout, clip = _check_flag("holdout", holdout), _check_clip(clip)
         if params.size and np.abs(params).max() > _FLOAT32_SAFE:  # float32 margins would overflow

@@ -62,25 +62,7 @@ class MeanEstimationTask(Task):
         self._moments = (X.mean(axis=0), float(np.mean(np.sum(X * X, axis=1))))
 
     def release(self, noise: npt.ArrayLike) -> FloatArray:
-        """The optimum plus noise.
-
-        Parameters
-        ----------
-        noise : array_like
-            Shape (..., d).
-
-        Returns
-        -------
-        numpy.ndarray
-            Released means, shape (..., d).
-
-        Raises
-        ------
-        TypeError
-            If ``noise`` is not a real array.
-        ValueError
-            If ``noise`` has a non-finite entry, its last dimension is not d, or the result overflows.
-        """
+        """The optimum plus noise."""
         return self._checked_release(noise, lambda arr: self.optimum + arr)
 
     def _data(self, holdout: bool) -> FloatArray:

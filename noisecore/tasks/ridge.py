@@ -87,26 +87,7 @@ class RidgeRegressionTask(Task):
 
     def release(self, noise: npt.ArrayLike) -> FloatArray:
         """Parameters solved from the noisy statistics: noise[..., :d*d] perturbs X^T X (row-major),
-        noise[..., d*d:] perturbs X^T y.
-
-        Parameters
-        ----------
-        noise : array_like
-            Shape (..., d^2 + d).
-
-        Returns
-        -------
-        numpy.ndarray
-            Released parameters, shape (..., d).
-
-        Raises
-        ------
-        TypeError
-            If ``noise`` is not a real array.
-        ValueError
-            If ``noise`` has a non-finite entry, its last dimension is not d^2 + d, or the result
-            overflows.
-        """
+        noise[..., d*d:] perturbs X^T y."""
         return self._checked_release(noise, self._release)
 
     def _release(self, noise: FloatArray) -> FloatArray:

@@ -1,0 +1,155 @@
+"""dashboard.jobs.Jobs, the machinery behind BaseView.offload_each, in a stand-in served session."""
+
+import asyncio
+import functools
+from types import SimpleNamespace
+
+import panel as pn
+
+from dashboard.compute import ComputePool
+from dashboard.jobs import Jobs
+
+
+class Doc:
+    """A served document: a session context and next-tick callbacks run when the test says."""
+
+    def __init__(self):
+        self.session_context = object()
+        self.callbacks = []
+
+    def add_next_tick_callback(self, callback):
+        self.callbacks.append(callback)
+
+    def run_callbacks(self):
+        callbacks, self.callbacks = self.callbacks, []
+        for callback in callbacks:
+            callback()
+
+
+class View:
+    """The hooks a view gives its Jobs, recording what happens."""
+
+    def __init__(self, pool=None):
+        self.pool = pool
+        self.active = True
+        self.deferred = {}
+        self.ended = []
+        self.applied = []
+        self.jobs = Jobs(
+            pool=lambda: self.pool,
+            guarded=self.guarded,
+            is_active=lambda: self.active,
+            defer=self.deferred.__setitem__,
+            on_end=self.end,
+        )
+
+    def guarded(self, func, *args):
+        func(*args)
+        return True
+
+    def end(self, name):
+        self.ended.append(name)
+        self.jobs.end_busy(name)
+
+
+def square(x):
+    return x * x
+
+
+def served(test):
+    """Run ``test(doc)`` as a coroutine with ``doc`` as Panel's current document."""
+
+    async def main():
+        doc = Doc()
+        with pn.io.server.set_curdoc(doc):
+            await test(doc)
+
+    asyncio.run(main())
+
+
+async def settle(view, doc):
+    await asyncio.gather(*view.jobs._tasks)
+    doc.run_callbacks()
+
+
+def test_results_are_applied_on_the_loop_with_a_spinner_and_progress():
+    async def test(doc):
+        view = View()
+        busy = SimpleNamespace(loading=False)
+        progress = SimpleNamespace(max=0, value=0, visible=False)
+        calls = [functools.partial(square, k) for k in range(4)]
+        assert view.jobs.submit("sq", calls, view.applied.append, busy=busy, progress=progress)
+        assert busy.loading and progress.visible and progress.max == 4 and view.jobs.running("sq")
+        await settle(view, doc)
+        assert view.applied == [[0, 1, 4, 9]]
+        assert progress.value == 4 and not progress.visible and not busy.loading
+        assert not view.jobs.running("sq") and view.ended == ["sq"]
+
+    served(test)
+
+
+def test_a_later_request_supersedes_and_cancel_drops():
+    async def test(doc):
+        view = View()
+        view.jobs.submit("sq", [functools.partial(square, 2)], view.applied.append)
+        view.jobs.submit("sq", [functools.partial(square, 3)], view.applied.append)
+        view.jobs.submit("other", [functools.partial(square, 5)], view.applied.append)
+        assert view.jobs.cancel("other") and not view.jobs.cancel("other")
+        await settle(view, doc)
+        assert view.applied == [[9]]
+        assert view.jobs.names() == ["sq"]
+
+    served(test)
+
+
+def test_a_result_for_a_hidden_view_waits_until_it_is_shown():
+    async def test(doc):
+        view = View()
+        view.jobs.submit("sq", [functools.partial(square, 4)], view.applied.append)
+        view.active = False
+        await settle(view, doc)
+        assert view.applied == [] and list(view.deferred) == ["offload:sq"]
+        view.deferred.pop("offload:sq")()
+        assert view.applied == [[16]] and view.ended == ["sq"]
+
+    served(test)
+
+
+def test_the_pool_computes_and_is_released():
+    async def test(doc):
+        pool = ComputePool(threads=1)
+        try:
+            view = View(pool)
+            view.jobs.submit("sq", [functools.partial(square, 6), functools.partial(square, 7)], view.applied.append)
+            await settle(view, doc)
+            assert view.applied == [[36, 49]] and view.jobs._futures == {}
+        finally:
+            pool.close()
+
+    served(test)
+
+
+def test_a_failure_reaches_the_views_guard():
+    async def test(doc):
+        view = View()
+        errors = []
+
+        def guarded(func, *args):
+            try:
+                func(*args)
+            except ValueError as exc:
+                errors.append(str(exc))
+            return True
+
+        view.jobs._guarded = guarded
+        view.jobs.submit("bad", [functools.partial(int, "x")], view.applied.append)
+        await settle(view, doc)
+        assert view.applied == [] and "invalid literal" in errors[0] and view.ended == ["bad"]
+
+    served(test)
+
+
+def test_without_a_server_everything_runs_at_once():
+    view = View()
+    assert view.jobs.submit("sq", [functools.partial(square, 3)], view.applied.append)
+    assert view.applied == [[3 * 3]] and view.jobs.names() == []
