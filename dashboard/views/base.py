@@ -314,10 +314,25 @@ class BaseView(pn.viewable.Viewer):
             # back on the loop: apply in a callback that holds the document lock
             doc.add_next_tick_callback(functools.partial(finish, results, failure))
 
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._start_on_loop(doc, run)
         return True
+
+    def _start_on_loop(self, doc, coroutine_function):
+        """Start ``coroutine_function()`` as a task on the session's event loop. Bokeh 3.10 runs
+        synchronous callbacks on worker threads (bokeh/bokeh#15294), where no loop is running."""
+
+        def start():
+            task = asyncio.get_running_loop().create_task(coroutine_function())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread: hand the start to the loop
+            io_loop = doc.session_context.server_context.application_context.io_loop
+            getattr(io_loop, "asyncio_loop", io_loop).call_soon_threadsafe(start)
+        else:
+            start()
 
     def cancel(self, name):
         """Stop waiting for a computation: its result, when it comes, is not shown; parts not started
