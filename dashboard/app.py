@@ -304,13 +304,14 @@ def _server_doc_in_one_pass(template, server_doc, doc=None, title=None, location
     doc = doc if doc is not None else pn.state.curdoc
     if doc is None:
         return server_doc(doc, title, location)
-    roots = len(pn.state._fake_roots)
     with doc.models.freeze():
         result = server_doc(doc, title, location)
-    if len(pn.state._fake_roots) > roots:
-        # Panel 1.9 adds the template's root to a process-wide list and never takes it out (its clean-up
-        # looks in a map nothing fills): filled here, Panel's own clean-up removes it when the session ends
-        template._refs[doc] = pn.state._fake_roots[-1]
+    # Panel adds the template's root to a process-wide list and never takes it out (its clean-up looks in
+    # a map nothing fills): filled here, Panel's own clean-up removes it when the session ends. Found by
+    # its document, not by position: Bokeh 3.10 builds and ends sessions on several threads at once.
+    for ref in list(pn.state._fake_roots):
+        if pn.state._views.get(ref, (None, None, None))[2] is doc:
+            template._refs[doc] = ref
     return result
 
 

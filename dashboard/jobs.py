@@ -75,10 +75,25 @@ class Jobs:
         if progress is not None:
             progress.max, progress.value, progress.visible = len(calls), 0, True
         job = _Job(self, name, token, doc, calls, apply, progress)
-        task = asyncio.get_running_loop().create_task(job.run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._start_on_loop(doc, job.run)
         return True
+
+    def _start_on_loop(self, doc: Any, coroutine_function: Callable[[], Any]) -> None:
+        """Start ``coroutine_function()`` as a task on the session's event loop. Bokeh 3.10 runs
+        synchronous callbacks on worker threads (bokeh/bokeh#15294), where no loop is running."""
+
+        def start() -> None:
+            task = asyncio.get_running_loop().create_task(coroutine_function())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a worker thread: hand the start to the loop
+            io_loop = doc.session_context.server_context.application_context.io_loop
+            getattr(io_loop, "asyncio_loop", io_loop).call_soon_threadsafe(start)
+        else:
+            start()
 
     def cancel(self, name: str) -> bool:
         """Stop waiting for a request: its result is not shown; queued parts nobody else waits for are

@@ -36,6 +36,7 @@ class LogSlider(pn.viewable.Viewer):
     def __init__(self, settings: Settings, name: str, label: str, digits: int = 3, **params):
         super().__init__(**params)
         self._settings, self._name = settings, name
+        self._following = False
         self._low, self._high = settings.param[name].bounds
         formatter = CustomJSTickFormatter(code=GENERAL_FORMAT_JS.replace("DIGITS", str(digits)))
         self.slider = pn.widgets.FloatSlider(
@@ -62,13 +63,20 @@ class LogSlider(pn.viewable.Viewer):
             setattr(self._settings, self._name, value)
 
     def _on_release(self, event):
+        if self._following:
+            return  # the slider follows the model: no one let go of it
         self._on_drag(event)
         self._settings.param.trigger("committed")
 
     def _on_model(self, event):
         position = math.log10(event.new)
         if not math.isclose(position, self.slider.value, abs_tol=1e-9):
-            self.slider.value = position
+            # Panel 1.10 also sets value_throttled when value is set from Python
+            self._following = True
+            try:
+                self.slider.value = position
+            finally:
+                self._following = False
 
     def __panel__(self):
         return pn.Row(self.slider, self._tip, sizing_mode="stretch_width")
