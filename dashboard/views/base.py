@@ -261,7 +261,6 @@ class BaseView(pn.viewable.Viewer):
         Without a server (tests, notebooks) everything runs at once. (The machinery: ``dashboard.jobs``.)"""
         return self.jobs.submit(name, calls, apply, busy=busy, progress=progress)
 
-
     def cancel(self, name):
         """Stop waiting for a computation: its result, when it comes, is not shown; parts not started
         are cancelled unless another session waits for them."""
