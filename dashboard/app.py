@@ -88,6 +88,9 @@ if (window.innerWidth < 700) {
 new Image().src = 'static/extensions/panel/assets/arc_spinner.svg';
 """
 
+# large type from the address (?big=true): the toggle's own callback runs only when it changes
+LARGE_ON_LOAD_JS = "document.body.classList.add('noiselab-large');\n"
+
 
 def _asset(*parts) -> resources.abc.Traversable:
     return resources.files("dashboard").joinpath("assets", *parts)
@@ -468,7 +471,8 @@ def create_app(
     template.config.raw_css = [page_css(assets)]
     template.server_doc = functools.partial(_server_doc_in_one_pass, template, template.server_doc)
     if served:
-        doc.js_on_event("document_ready", CustomJS(code=ON_LOAD_JS + SIZE_CHECK_JS))
+        on_load = ON_LOAD_JS + SIZE_CHECK_JS + (LARGE_ON_LOAD_JS if settings.large_type else "")
+        doc.js_on_event("document_ready", CustomJS(code=on_load))
         doc.on_session_destroyed(lambda _context: lab.end_session())
         # with several server processes a page's websocket may reach another process, which then builds
         # the session without rendering the page: Panel's style sheets must still come from this server

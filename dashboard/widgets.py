@@ -11,7 +11,9 @@ from bokeh.models import CustomJSTickFormatter
 from .models import Settings
 from .tour import GLOSSARY, PRESETS, TOUR
 
-LARGE_TYPE_JS = "document.body.classList.toggle('noiselab-large', toggle.value);"
+# the Bokeh Toggle holds its state in `active` (`value` is Panel's name; read in the browser it was
+# undefined, so the class flipped instead of following the toggle)
+LARGE_TYPE_JS = "document.body.classList.toggle('noiselab-large', Boolean(toggle.active));"
 # 10**tick as Python's f"{value:.DIGITSg}" spells it (1e-06, 0.05, 2.5e+03), the captions' format
 GENERAL_FORMAT_JS = """
 const value = Number(Math.pow(10, tick).toPrecision(DIGITS));

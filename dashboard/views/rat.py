@@ -83,7 +83,7 @@ class RatView(BaseView):
             mode="center",
             legend_label="noisy threshold",
         )
-        self.fig_rounds.scatter(
+        self.halt_marker = self.fig_rounds.scatter(
             "n",
             "noisy",
             source=self.src_halt,
@@ -92,7 +92,7 @@ class RatView(BaseView):
             color=PALETTE["stop"],
             legend_label="halt within target",
         )
-        self.fig_rounds.scatter(
+        self.false_marker = self.fig_rounds.scatter(
             "n",
             "noisy",
             source=self.src_false,
@@ -122,6 +122,7 @@ class RatView(BaseView):
         )
         self.fig_err.add_layout(self.err_target)
         colors = {rule: PALETTE[rule] for rule in RAT_RULES}
+        dashes = dict(zip(RAT_RULES, ("solid", "dashed", "dotted"), strict=False))
         for rule in RAT_RULES:
             for fig, sources in (
                 (self.fig_err, self.src_err),
@@ -134,8 +135,11 @@ class RatView(BaseView):
                     right="right",
                     top="top",
                     bottom=0,
-                    color=colors[rule],
-                    alpha=0.35,
+                    # outlines, one dash per rule: three translucent fills blended into one colour on a projector
+                    fill_alpha=0,
+                    line_color=colors[rule],
+                    line_width=2.5,
+                    line_dash=dashes[rule],
                     legend_label=rule,
                 )
         self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
@@ -165,6 +169,11 @@ class RatView(BaseView):
             empty = {"n": [], "noisy": []}
             self.src_halt.data = empty if run.false_halt else point
             self.src_false.data = point if run.false_halt else empty
+            # the legend lists only the marker that is drawn
+            shown = {self.halt_marker: bool(k) and not run.false_halt, self.false_marker: bool(k) and run.false_halt}
+            for item in self.fig_rounds.legend[0].items:
+                if item.renderers and item.renderers[0] in shown:
+                    item.visible = shown[item.renderers[0]]
             self.target_line.location = 1 - run.target
             self.readout.object = rat_run_readout(run, delta=s.delta, at_epsilon=AT_EPSILON).text
 
