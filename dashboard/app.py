@@ -16,6 +16,7 @@ import urllib.parse
 from importlib import resources
 
 import panel as pn
+import param
 from bokeh.models import CustomJS
 from panel.io.location import Location
 from panel.io.resources import LOCAL_DIST
@@ -24,8 +25,8 @@ from panel.util import edit_readonly
 
 from dashboard.compute import ComputePool
 from dashboard.escape import plain
-from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
-from dashboard.models import ExperimentSettings, Settings
+from dashboard.explorer import ExperimentSpec, available_sources, chunk_calls, level_grid, prepare
+from dashboard.models import DEFAULTS, ExperimentSettings, Settings
 from dashboard.palette import HEADER
 from dashboard.server_logging import quiet_closed_tabs
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
@@ -61,6 +62,18 @@ URL_KEYS = {
     "users": "users",
     "large_type": "big",
     "tour": "tour",
+}
+# the page's own state, beyond the shared settings: open tab, rewind release (1-based, as the readout
+# says), the experiments tab's settings
+VIEW_KEYS = {
+    "tab": "tab",
+    "release": "release",
+    "experiments.task": "task",
+    "experiments.source": "data",
+    "experiments.trials": "trials",
+    "experiments.levels": "levels",
+    "experiments.count": "count",
+    "experiments.target": "loss",
 }
 KATEX_FACES = (
     "AMS-Regular",
@@ -147,6 +160,7 @@ class NoiseLab(pn.viewable.Viewer):
     def __init__(self, settings: Settings | None = None, pool: ComputePool | None = None, **params):
         super().__init__(**params)
         self.settings = settings or Settings()
+        self.experiment_config = ExperimentSettings()  # the experiments tab's, here so a link can set it
         self.pool = pool
         self._views = [None] * len(self.VIEW_CLASSES)
         self._slots = [pn.Column(sizing_mode="stretch_width", min_height=300) for _ in self.VIEW_CLASSES]
@@ -168,7 +182,8 @@ class NoiseLab(pn.viewable.Viewer):
 
     def _view(self, index: int):
         if self._views[index] is None:
-            view = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool)
+            extra = {"config": self.experiment_config} if self.VIEW_CLASSES[index] is ExperimentsView else {}
+            view = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool, **extra)
             self._views[index] = view
             self._slots[index].objects = [view]
         return self._views[index]
@@ -216,6 +231,64 @@ class NoiseLab(pn.viewable.Viewer):
         if step.frame is not None:
             self.rewind.show_frame(step.frame)
 
+    def link_state(self) -> dict:
+        """The page's own state that differs from its defaults, by VIEW_KEYS name (what a link adds
+        to the settings). An uploaded file cannot come from a link, so the data choice 'upload' is left
+        out."""
+        state = {"tab": self.tabs.active, "release": self.rewind.frame.value + 1}
+        config = self.experiment_config
+        for name in config.param.objects("existing"):
+            if f"experiments.{name}" in VIEW_KEYS:
+                state[f"experiments.{name}"] = getattr(config, name)
+        defaults = {"tab": 0, "release": 1, "experiments.source": "upload"}
+        defaults.update({f"experiments.{n}": p.default for n, p in config.param.objects("existing").items()})
+        return {
+            name: value
+            for name, value in state.items()
+            if value != defaults[name] and not (name == "experiments.source" and value == "upload")
+        }
+
+    def apply_link_state(self, values: dict, complete: bool = False) -> dict[str, str]:
+        """Apply a link's page state (by VIEW_KEYS name) value by value; with ``complete``, names left
+        out go back to their defaults. Returns ``{query key: reason}`` for the values refused."""
+        config = self.experiment_config
+        if complete:
+            defaults = {f"experiments.{n}": p.default for n, p in config.param.objects("existing").items()}
+            defaults.update({"tab": 0, "release": 1})
+            values = {**{n: defaults[n] for n in VIEW_KEYS if n not in values}, **values}
+            if config.source == "upload":  # a file the link cannot hold stays chosen
+                values.pop("experiments.source", None)
+        refused = {}
+        for name, value in values.items():
+            key = VIEW_KEYS[name]
+            try:
+                empty_target = value is None and name == "experiments.target"  # set from public data
+                if not empty_target and (
+                    isinstance(value, bool) or not isinstance(value, int | float | str | list | tuple)
+                ):
+                    raise TypeError(name)
+                if name == "tab":
+                    if not (isinstance(value, int) and 0 <= value < len(TABS)):
+                        raise ValueError(name)
+                    self.tabs.active = value
+                elif name == "release":
+                    if not (isinstance(value, int) and 1 <= value <= self.rewind.frame.end + 1):
+                        raise ValueError(name)
+                    self.rewind.show_frame(value - 1)
+                else:
+                    attr = name.split(".", 1)[1]
+                    if attr == "source" and (value == "upload" or value not in available_sources()):
+                        raise ValueError(name)
+                    if isinstance(value, list | tuple):
+                        value = tuple(value)
+                        if attr != "levels" or len(value) != 2 or not value[0] < value[1]:
+                            raise ValueError(name)
+                    if getattr(config, attr) != value:
+                        setattr(config, attr, value)
+            except (ValueError, TypeError, OverflowError):
+                refused[key] = f"must be {_link_allowed(self, name)}"
+        return refused
+
     @property
     def rewind(self) -> RewindView:
         return self._view(0)
@@ -247,6 +320,24 @@ class NoiseLab(pn.viewable.Viewer):
             pn.Column(self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
+
+
+def _link_allowed(lab: NoiseLab, name: str) -> str:
+    if name == "tab":
+        return f"a whole number from 0 to {len(TABS) - 1}"
+    if name == "release":
+        return f"a whole number from 1 to {lab.rewind.frame.end + 1}"
+    parameter = lab.experiment_config.param[name.split(".", 1)[1]]
+    if isinstance(parameter, param.Selector):
+        objects = available_sources() if name == "experiments.source" else parameter.objects
+        return "one of " + ", ".join(str(o) for o in objects if o != "upload")
+    if isinstance(parameter, param.Range):
+        low, high = parameter.bounds
+        return f"two numbers from {low:g} to {high:g}, the lower first"
+    if isinstance(parameter, param.Integer):
+        low, high = parameter.bounds
+        return f"a whole number from {low} to {high}"
+    return "a positive number"
 
 
 def warm_up(pool: ComputePool) -> int:
@@ -333,7 +424,7 @@ def link_values(arguments: dict) -> tuple[dict, dict]:
     parsed)."""
     if not isinstance(arguments, dict):
         raise TypeError(f"arguments must be a dict of query arguments, got {type(arguments).__name__}")
-    names = {key: name for name, key in URL_KEYS.items()}
+    names = {key: name for name, key in {**URL_KEYS, **VIEW_KEYS}.items()}
     values, refused = {}, {}
     for key, raw in arguments.items():
         text = _address_text(raw)
@@ -361,6 +452,25 @@ def refused_message(refused: dict, arguments: dict) -> str:
         + "; ".join(parts)
         + ". Everything else in the address was applied; the sliders show the values in use."
     )
+
+
+def address_value(value) -> str:
+    """A value as the address writes it: numbers in their shortest exact form (``50``, not ``50.0`` or
+    ``49.99999999999999``; float noise below 12 significant digits dropped), pairs as a JSON list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, tuple | list):
+        return "[" + ",".join(address_value(v) for v in value) + "]"
+    number = float(f"{float(value):.12g}")
+    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
+
+
+def split_link_values(values: dict) -> tuple[dict, dict]:
+    """Link values by setting name: (the shared settings', the page's own, by VIEW_KEYS name)."""
+    own = {name: value for name, value in values.items() if name in VIEW_KEYS}
+    return {name: value for name, value in values.items() if name not in VIEW_KEYS}, own
 
 
 class AddressLocation(Location):
@@ -391,31 +501,44 @@ class AddressLocation(Location):
         pairs = urllib.parse.parse_qsl(self.search[1:], keep_blank_values=True, max_num_fields=200)
         return {k: v for k, v in pairs if len(k) <= MAX_ADDRESS_VALUE and len(v) <= MAX_ADDRESS_VALUE}
 
-    def follow(self, settings: Settings, on_refused) -> None:
-        """Keep the address and ``settings`` in step: settings changes rewrite the query; a query the
-        browser sends (on load, back and forward) is applied value by value, and
+    def follow(self, lab: NoiseLab, on_refused) -> None:
+        """Keep the address and ``lab`` in step: changes of its settings, tab, rewind release and
+        experiments settings rewrite the query (defaults left out: the defaults give a bare address); a
+        query the browser sends (on load, back and forward) is applied value by value, and
         ``on_refused(refused, arguments)`` hears of values that were not; then the query is rewritten
-        from the settings in use."""
-        settings.param.watch(lambda *_events: self._write(settings), list(URL_KEYS))
-        self.param.watch(lambda event: self._read(settings, event.new, on_refused), "search")
-        self._write(settings)
+        from the values in use."""
+        settings = lab.settings
+        write = lambda *_events: self._write(lab)  # noqa: E731
+        settings.param.watch(write, list(URL_KEYS))
+        lab.experiment_config.param.watch(write, [n.split(".", 1)[1] for n in VIEW_KEYS if n.startswith("exp")])
+        lab.tabs.param.watch(write, "active")
+        lab.rewind.frame.param.watch(write, "value")
+        self.param.watch(lambda event: self._read(lab, event.new, on_refused), "search")
+        self._write(lab)
 
-    def _write(self, settings: Settings) -> None:
+    def _write(self, lab: NoiseLab) -> None:
         query = {}
         for name, key in URL_KEYS.items():
-            value = getattr(settings, name)
-            query[key] = value if isinstance(value, str) else json.dumps(value)
-        search = "?" + urllib.parse.urlencode(query)
+            value = getattr(lab.settings, name)
+            if value != DEFAULTS[name] or isinstance(value, bool) != isinstance(DEFAULTS[name], bool):
+                query[key] = address_value(value)
+        for name, value in lab.link_state().items():
+            query[VIEW_KEYS[name]] = address_value(value)
+        search = "?" + urllib.parse.urlencode(query, safe="[],") if query else ""
         if search != self.search:
             self.search = search
 
-    def _read(self, settings: Settings, search: str, on_refused) -> None:
+    def _read(self, lab: NoiseLab, search: str, on_refused) -> None:
+        settings = lab.settings
         try:
             pairs = urllib.parse.parse_qsl((search or "")[1:], keep_blank_values=True, max_num_fields=200)
         except ValueError:  # more than 200 fields
             pairs = []
         arguments = {key: [value.encode()] for key, value in pairs}
         values, refused = link_values(arguments)
+        values, own = split_link_values(values)
+        # a key left out of the address is at its default
+        values = {**{n: v for n, v in DEFAULTS.items() if URL_KEYS[n] not in arguments}, **values}
         changed = {
             name: value
             for name, value in values.items()
@@ -427,9 +550,10 @@ class AddressLocation(Location):
         refused.update(
             {URL_KEYS[name]: why for name, why in settings.apply_values(changed).items() if name in URL_KEYS}
         )
+        refused.update(lab.apply_link_state(own, complete=True))
         if refused:
             on_refused(refused, arguments)
-        self._write(settings)
+        self._write(lab)
 
 
 def create_app(
@@ -451,10 +575,13 @@ def create_app(
     if served:  # before the first view is built, so it computes once
         arguments = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh-")}
         values, refused = link_values(arguments)
+        values, own = split_link_values(values)
         refused.update({URL_KEYS[name]: why for name, why in settings.apply_values(values).items() if name in URL_KEYS})
+    lab = lab or NoiseLab(settings, pool=pool)
+    if served:
+        refused.update(lab.apply_link_state(own))
         if refused:
             show_refused(refused, arguments)
-    lab = lab or NoiseLab(settings, pool=pool)
     template = pn.template.BootstrapTemplate(
         title=TITLE,
         logo=logo_uri(assets),
@@ -480,7 +607,7 @@ def create_app(
             "dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
         )
         location = AddressLocation.for_request(doc.session_context.request)
-        location.follow(lab.settings, show_refused)  # later changes (back and forward) the same way
+        location.follow(lab, show_refused)  # later changes (back and forward) the same way
         template.server_doc = functools.partial(template.server_doc, session_location=location)
     return template
 

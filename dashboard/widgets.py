@@ -39,6 +39,8 @@ class LogSlider(pn.viewable.Viewer):
         super().__init__(**params)
         self._settings, self._name = settings, name
         self._low, self._high = settings.param[name].bounds
+        self._digits = digits
+        self._following = False
         formatter = CustomJSTickFormatter(code=GENERAL_FORMAT_JS.replace("DIGITS", str(digits)))
         self.slider = pn.widgets.FloatSlider(
             label=label,
@@ -55,10 +57,14 @@ class LogSlider(pn.viewable.Viewer):
         self._tip = pn.widgets.TooltipIcon(value=settings.param[name].doc, margin=(22, 0, 0, 0))
 
     def value_at(self, position: float) -> float:
-        """The parameter value at a slider position, clamped to the parameter's bounds."""
-        return min(max(10.0**position, self._low), self._high)
+        """The parameter value at a slider position, clamped to the parameter's bounds and rounded to
+        the digits the label shows (a link then says eps=50, not 49.99999999999999)."""
+        value = float(f"{10.0**position:.{self._digits}g}")
+        return min(max(value, self._low), self._high)
 
     def _on_drag(self, event):
+        if self._following:
+            return
         value = self.value_at(event.new)
         if not math.isclose(value, getattr(self._settings, self._name), rel_tol=1e-9):
             setattr(self._settings, self._name, value)
@@ -68,9 +74,12 @@ class LogSlider(pn.viewable.Viewer):
         self._settings.param.trigger("committed")
 
     def _on_model(self, event):
-        position = math.log10(event.new)
-        if not math.isclose(position, self.slider.value, abs_tol=1e-9):
-            self.slider.value = position
+        if self.value_at(self.slider.value) != event.new:  # a value the slider's position already gives stays
+            self._following = True  # the model's own value stays exact (the slider only shows it)
+            try:
+                self.slider.value = math.log10(event.new)
+            finally:
+                self._following = False
 
     def __panel__(self):
         return pn.Row(self.slider, self._tip, sizing_mode="stretch_width")

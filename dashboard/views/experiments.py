@@ -62,9 +62,9 @@ class ExperimentsView(BaseView):
     )
     filename = "experiment_tradeoff.csv"
 
-    def __init__(self, settings, **params):
+    def __init__(self, settings, config: ExperimentSettings | None = None, **params):
         super().__init__(settings, **params)
-        self.config = ExperimentSettings()
+        self.config = config if config is not None else ExperimentSettings()
         self.result = None
         self._upload = None  # (bytes, filename) of the last file that passed inspection
         sources = available_sources()
@@ -164,6 +164,8 @@ class ExperimentsView(BaseView):
         # an empty file or one the browser kept back changes only the name or the type
         self.file_input.param.watch(self._on_upload, ["value", "filename", "mime_type"])
         self.source_select.param.watch(self._on_source, "value")
+        self.config.param.watch(self._on_config_source, "source")
+        self._on_config_source()
         self.column_select.param.watch(self._on_column, "value")
         self.run_button.on_click(lambda _event: self.schedule(self.start))
         self.cancel_button.on_click(lambda _event: self.stop())
@@ -177,6 +179,11 @@ class ExperimentsView(BaseView):
         self.config.source = event.new
         if event.new in ("kddcup", "twitter"):
             self.config.task = "logistic" if event.new == "kddcup" else "ridge"
+
+    def _on_config_source(self, *_events):
+        """The data chosen elsewhere (a link): the box shows it, if this server has it."""
+        if self.config.source in self.source_select.options.values() and self.source_select.value != self.config.source:
+            self.source_select.value = self.config.source
 
     def _on_column(self, event):
         self.config.target_column = event.new or None
