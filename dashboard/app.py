@@ -61,6 +61,7 @@ URL_KEYS = {
     "lam": "lam",
     "users": "users",
     "large_type": "big",
+    "present": "present",
     "tour": "tour",
 }
 # the page's own state, beyond the shared settings: open tab, rewind release (1-based, as the readout
@@ -101,8 +102,58 @@ if (window.innerWidth < 700) {
 new Image().src = 'static/extensions/panel/assets/arc_spinner.svg';
 """
 
-# large type from the address (?big=true): the toggle's own callback runs only when it changes
+# large type and presenter mode from the address (?big=true, ?present=1): the toggles' own callbacks
+# run only when they change
 LARGE_ON_LOAD_JS = "document.body.classList.add('noiselab-large');\n"
+PRESENT_ON_LOAD_JS = "document.body.classList.add('noiselab-present');\n"
+PRESENT_JS = "document.body.classList.toggle('noiselab-present', Boolean(toggle.active));"
+# the presenter's keys, installed once per page: they press the buttons a person would press, and never
+# act while a box, a list or a slider has the keyboard
+KEYS_JS = """
+if (!window.noiselabKeys) {
+  window.noiselabKeys = true;
+  const deep = (selector, root = document, found = []) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.matches(selector)) { found.push(el); }
+      if (el.shadowRoot) { deep(selector, el.shadowRoot, found); }
+    }
+    return found;
+  };
+  const press = (name) => {
+    const host = deep('.' + name)[0];
+    const button = host && (host.shadowRoot ? host.shadowRoot.querySelector('button') : host.querySelector('button'));
+    if (button) { button.click(); return true; }
+    return false;
+  };
+  const playing = () => Object.keys(window).some(k => k.startsWith('noiselabTimer') && window[k]);
+  const actions = {
+    ' ': () => press(playing() ? 'rewind-pause' : 'rewind-play'),
+    'ArrowLeft': () => press('rewind-back'),
+    'ArrowRight': () => press('rewind-forward'),
+    'Home': () => press('rewind-first'),
+    'End': () => press('rewind-last'),
+    'p': () => press('noiselab-present-toggle'),
+    'P': () => press('noiselab-present-toggle'),
+  };
+  const tab = (i) => () => {
+    const headers = deep('.bk-tab').filter(el => TAB_LABELS.includes(el.textContent.trim()));
+    if (headers[i]) { headers[i].click(); return true; }
+    return false;
+  };
+  TAB_LABELS.forEach((_, i) => { actions[String(i + 1)] = tab(i); });
+  document.addEventListener('keydown', (event) => {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.repeat && event.key !== 'ArrowLeft'
+        && event.key !== 'ArrowRight') { return; }
+    const target = event.composedPath()[0];
+    const tag = target && target.tagName ? target.tagName.toUpperCase() : '';
+    const typing = ['INPUT', 'TEXTAREA', 'SELECT'].includes(tag) || (target && target.isContentEditable)
+      || (target && target.getAttribute && ['slider', 'textbox', 'spinbutton'].includes(target.getAttribute('role')));
+    const action = actions[event.key];
+    if (typing || !action) { return; }
+    if (action()) { event.preventDefault(); }
+  }, true);
+}
+""".replace("TAB_LABELS", json.dumps(list(TABS)))
 
 
 def _asset(*parts) -> resources.abc.Traversable:
@@ -178,7 +229,16 @@ class NoiseLab(pn.viewable.Viewer):
         self._activate(0, now=True)
         self.tabs.param.watch(lambda event: self._activate(event.new, deferred=True), "active")
         self.tour = TourPanel(self.settings, self.show_step)
-        self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width")
+        self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width", css_classes=["noiselab-intro"])
+        self.present_toggle = pn.widgets.Toggle.from_param(
+            self.settings.param.present,
+            label="Present (P)",
+            css_classes=["noiselab-present-toggle"],
+            width=130,
+            margin=(4, 10),
+        )
+        self.present_toggle.jscallback(value=PRESENT_JS, args={"toggle": self.present_toggle})
+        self.present_row = pn.Row(pn.HSpacer(), self.present_toggle, sizing_mode="stretch_width", height=42)
 
     def _view(self, index: int):
         if self._views[index] is None:
@@ -274,7 +334,8 @@ class NoiseLab(pn.viewable.Viewer):
                 elif name == "release":
                     if not (isinstance(value, int) and 1 <= value <= self.rewind.frame.end + 1):
                         raise ValueError(name)
-                    self.rewind.show_frame(value - 1)
+                    if self.rewind.frame.value != value - 1:
+                        self.rewind.show_frame(value - 1)
                 else:
                     attr = name.split(".", 1)[1]
                     if attr == "source" and (value == "upload" or value not in available_sources()):
@@ -317,7 +378,7 @@ class NoiseLab(pn.viewable.Viewer):
     def __panel__(self):
         return pn.Row(
             pn.Column(self.controls, width=300),
-            pn.Column(self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
+            pn.Column(self.present_row, self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
 
@@ -437,6 +498,8 @@ def link_values(arguments: dict) -> tuple[dict, dict]:
                 values[names[key]] = json.loads(text)
             except (ValueError, RecursionError):
                 values[names[key]] = text
+            if key == "present" and values[names[key]] in (0, 1):  # ?present=1, as a person types it
+                values[names[key]] = bool(values[names[key]])
     return values, refused
 
 
@@ -521,14 +584,17 @@ class AddressLocation(Location):
         for name, key in URL_KEYS.items():
             value = getattr(lab.settings, name)
             if value != DEFAULTS[name] or isinstance(value, bool) != isinstance(DEFAULTS[name], bool):
-                query[key] = address_value(value)
+                query[key] = "1" if name == "present" else address_value(value)
         for name, value in lab.link_state().items():
             query[VIEW_KEYS[name]] = address_value(value)
         search = "?" + urllib.parse.urlencode(query, safe="[],") if query else ""
+        self._written = search  # its echo (from here or the browser) is not read back
         if search != self.search:
             self.search = search
 
     def _read(self, lab: NoiseLab, search: str, on_refused) -> None:
+        if search == getattr(self, "_written", None):
+            return
         settings = lab.settings
         try:
             pairs = urllib.parse.parse_qsl((search or "")[1:], keep_blank_values=True, max_num_fields=200)
@@ -539,6 +605,8 @@ class AddressLocation(Location):
         values, own = split_link_values(values)
         # a key left out of the address is at its default
         values = {**{n: v for n, v in DEFAULTS.items() if URL_KEYS[n] not in arguments}, **values}
+        if values.get("present") is True and "big" not in arguments:
+            values.pop("large_type")  # presenter mode brings large type
         changed = {
             name: value
             for name, value in values.items()
@@ -586,7 +654,7 @@ def create_app(
         title=TITLE,
         logo=logo_uri(assets),
         sidebar=[lab.controls],
-        main=[notice, lab.intro, lab.tour, lab.tabs],
+        main=[notice, lab.present_row, lab.intro, lab.tour, lab.tabs],
         sidebar_width=320,
         header_background=HEADER,
         meta_viewport=VIEWPORT,
@@ -598,7 +666,8 @@ def create_app(
     template.config.raw_css = [page_css(assets)]
     template.server_doc = functools.partial(_server_doc_in_one_pass, template, template.server_doc)
     if served:
-        on_load = ON_LOAD_JS + SIZE_CHECK_JS + (LARGE_ON_LOAD_JS if settings.large_type else "")
+        on_load = ON_LOAD_JS + SIZE_CHECK_JS + KEYS_JS + (LARGE_ON_LOAD_JS if settings.large_type else "")
+        on_load += PRESENT_ON_LOAD_JS if settings.present else ""
         doc.js_on_event("document_ready", CustomJS(code=on_load))
         doc.on_session_destroyed(lambda _context: lab.end_session())
         # with several server processes a page's websocket may reach another process, which then builds

@@ -171,15 +171,19 @@ class TourPanel(pn.viewable.Viewer):
         self.close.on_click(lambda _e: self._go(0))
         self.buttons = pn.Row(self.back, self.next, self.close)
         settings.param.watch(self._show, "tour")
+        settings.param.watch(self._show_start, "present")
         self._show()
 
     def _go(self, step):
         self.settings.tour = max(0, min(len(TOUR), step))
 
+    def _show_start(self, *_events):
+        self.start.visible = self.settings.tour == 0 and not self.settings.present
+
     def _show(self, *_events):
         k = self.settings.tour
         touring = k > 0
-        self.start.visible = not touring
+        self.start.visible = not touring and not self.settings.present
         self.buttons.visible = touring
         self.text.visible = touring
         if touring:

@@ -174,6 +174,9 @@ class BaseView(pn.viewable.Viewer):
         )
         self.header = stack(self.title_pane, self.headline)
         settings.param.watch(self._on_large_type, "large_type")
+        # presenter mode: the tab names the view, and the details give way to the plot
+        self.details = [self.title_pane]
+        settings.param.watch(lambda *_e: self._on_present(), "present")
 
     # --- figures ------------------------------------------------------------------------------
     def finish_figures(self, *figures):
@@ -188,6 +191,10 @@ class BaseView(pn.viewable.Viewer):
         set_font_sizes(fig, self.settings.large_type)
         drop_unused_glyphs(fig)
         self.figures.append(fig)
+
+    def _on_present(self):
+        for item in self.details:
+            item.visible = not self.settings.present
 
     def _on_large_type(self, event):
         for fig in self.figures:

@@ -267,6 +267,8 @@ class RewindView(BaseView):
             button.js_on_click(args=display, code=code)
             self.buttons.append(button)
         self.follow(["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "stop_rule"], self.recompute)
+        self.details.append(self.stop_readout)
+        self._on_present()
 
     @property
     def fig_plane(self):

@@ -2,6 +2,7 @@
 large type from a link, presenter mode and keys (issue 22)."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -91,4 +92,99 @@ def test_pause_and_step_show_one_frame_everywhere(watched_page, server_url):
     )
     assert_one_frame(frame_state(page))
     page.screenshot(path="/tmp/pres/legend.png")
+    assert page.problems == []
+
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+LARGE = "() => document.body.classList.contains('noiselab-large')"
+NOT_LARGE = "() => !document.body.classList.contains('noiselab-large')"
+
+
+def test_large_type_from_a_link_follows_the_toggle_and_reset(watched_page, server_url):
+    """?big=true enlarged the plots but not the text; the toggle then worked backwards, and Reset left
+    the text large while the toggle said off."""
+    page = watched_page
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(server_url + "?big=true")
+    wait_for_app(page)
+    page.wait_for_function(LARGE, timeout=WAIT)
+    page.screenshot(path=str(ASSETS / "large-type-1024x768.png"))
+    toggle = page.get_by_text("Large type (projector)").first
+    toggle.click()
+    page.wait_for_function(NOT_LARGE, timeout=WAIT)
+    page.wait_for_function("() => !location.search.includes('big')", timeout=WAIT)
+    toggle.click()
+    page.wait_for_function(LARGE, timeout=WAIT)
+    page.get_by_text("Reset", exact=True).first.click()
+    page.wait_for_function(NOT_LARGE, timeout=WAIT)
+    page.wait_for_function("() => location.search === ''", timeout=WAIT)
+    assert page.problems == []
+
+
+def in_view(page, locator):
+    box = locator.bounding_box(timeout=WAIT)
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"]
+
+
+def test_presenter_mode_puts_the_plot_and_its_controls_on_the_first_screen(watched_page, server_url):
+    page = watched_page
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(server_url + "?present=1")
+    wait_for_app(page)
+    page.wait_for_function(
+        "() => document.body.classList.contains('noiselab-present') && document.body.classList.contains('noiselab-large')",
+        timeout=WAIT,
+    )
+    page.wait_for_function(
+        "() => !document.getElementById('sidebar') || document.getElementById('sidebar').offsetWidth === 0",
+        timeout=WAIT,
+    )
+    play = page.locator(".rewind-play button").first
+    assert in_view(page, play)
+    figure = page.locator(".bk-Figure").first
+    box = figure.bounding_box(timeout=WAIT)
+    # the walk's plot area (the figure without its legend rows) is on the first screen
+    assert box["y"] < 400 and box["y"] + 0.75 * box["height"] <= 768, box
+    page.screenshot(path=str(ASSETS / "presenter-1024x768.png"))
+    # P leaves presenter mode (the address follows), and P again comes back
+    page.keyboard.press("p")
+    page.wait_for_function("() => !document.body.classList.contains('noiselab-present')", timeout=WAIT)
+    page.wait_for_function("() => !location.search.includes('present')", timeout=WAIT)
+    page.keyboard.press("p")
+    page.wait_for_function("() => location.search.includes('present=1')", timeout=WAIT)
+    assert page.problems == []
+
+
+def test_keys_step_play_and_open_tabs_but_never_while_typing(watched_page, server_url):
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    page.locator("body").click(position={"x": 700, "y": 5})  # the page, not a box, has the keyboard
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === 3", timeout=WAIT)
+    assert_one_frame(frame_state(page))
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === 120", timeout=WAIT)
+    page.keyboard.press("Home")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === 1", timeout=WAIT)
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().dot >= 15", timeout=WAIT)
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => {{ const s = ({FRAME_STATE_JS})(); return s.dot === s.slider; }}", timeout=WAIT)
+    paused = frame_state(page)
+    assert_one_frame(paused)
+    assert 1 < paused["slider"] < 120  # paused midway
+    page.keyboard.press("2")
+    page.wait_for_function("() => location.search.includes('tab=1')", timeout=WAIT)
+    # typing a 5 into the seed box changes the seed, not the tab
+    seed = page.locator("input[type=text], input[inputmode]").filter(has_text="").first
+    box = page.get_by_label("seed").first if page.get_by_label("seed").count() else seed
+    box.click()
+    box.press("End")
+    box.type("5")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('seed=5')", timeout=WAIT)
+    assert "tab=1" in page.url
     assert page.problems == []
