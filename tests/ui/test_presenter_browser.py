@@ -132,7 +132,7 @@ def test_presenter_mode_puts_the_plot_and_its_controls_on_the_first_screen(watch
     page.goto(server_url + "?present=1")
     wait_for_app(page)
     page.wait_for_function(
-        "() => document.body.classList.contains('noiselab-present') && document.body.classList.contains('noiselab-large')",
+        "() => ['noiselab-present', 'noiselab-large'].every(c => document.body.classList.contains(c))",
         timeout=WAIT,
     )
     page.wait_for_function(
