@@ -192,7 +192,8 @@ class ExperimentSettings(param.Parameterized):
     trials = param.Selector(
         default=100,
         objects=[100, 250, 500, 1000],
-        doc="Independent trials: 100 answers in seconds; paper A used 1,000.",
+        doc="Independent trials (paper A used 1,000). At 100, the mean and logistic tasks answer in seconds; "
+        "ridge takes about a minute on a busy two-core server, and longer for more trials.",
     )
     levels = param.Range(
         default=(0.16, 5.0),

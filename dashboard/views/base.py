@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib.metadata
 import io
 import logging
 import re
@@ -26,7 +27,7 @@ __all__ = ["PALETTE", "TABLE_SCROLL", "BaseView", "finite", "flex_row", "fmt", "
 
 log = logging.getLogger(__name__)
 
-TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
+TOOLS = "save,pan,wheel_zoom,box_zoom,reset"  # save first: the toolbar folds its last tools into a menu
 TABLE_SCROLL = "table { display: block; overflow-x: auto; max-width: 100%; }"  # wide tables scroll on a phone
 FONT_PREFIX = "Noiselab"
 FONT_SIZES = {False: ("11pt", "9pt", "10pt", "9pt"), True: ("16pt", "13pt", "14pt", "13pt")}
@@ -423,8 +424,28 @@ class BaseView(pn.viewable.Viewer):
             out.write(",".join(cells) + "\n")
         return out.getvalue()
 
+    def csv_settings(self) -> dict:
+        """The settings the export was made with (the presentation ones left out)."""
+        skip = {"large_type", "present", "tour", "committed", "name"}
+        return {n: getattr(self.settings, n) for n in self.settings.param if n not in skip}
+
+    def csv_preamble(self) -> str:
+        """Comment lines opening every exported file: the app's version, the view, the settings."""
+        cells = (f"{n}={v:.12g}" if isinstance(v, float) else f"{n}={v}" for n, v in self.csv_settings().items())
+        return f"# noiselab {app_version()}: {self.title}\n# settings: {' '.join(cells)}\n"
+
     def _csv_file(self):
-        return io.StringIO(self.csv_text())
+        return io.StringIO(self.csv_preamble() + self.csv_text())
+
+
+@functools.cache
+def app_version() -> str:
+    try:
+        return importlib.metadata.version("noiselab")
+    except importlib.metadata.PackageNotFoundError:  # a checkout that is not installed
+        from noisecore import __version__
+
+        return __version__
 
 
 def _apply_result(apply, result, failure):

@@ -90,7 +90,7 @@ class ExperimentsView(BaseView):
         self.status = text("")
         self.table = text("", stylesheets=[TABLE_SCROLL])
         self.stop_download = pn.widgets.FileDownload(
-            callback=self._stopping_csv,
+            callback=lambda: io.StringIO(self.csv_preamble() + self._stopping_csv().read()),
             filename="experiment_stopping.csv",
             label="Download stopping CSV",
             variant="outline",
@@ -337,6 +337,13 @@ class ExperimentsView(BaseView):
             return ["epsilon"], []
         header, rows = self.result.tradeoff.rows()
         return header, [[float(v) for v in row] for row in rows]
+
+    def csv_settings(self) -> dict:
+        c = self.config
+        own = {n: getattr(c, n) for n in ("task", "source", "target_column", "trials", "levels", "count", "target")}
+        if c.source == "upload" and self._upload is not None:
+            own["file"] = plain(self._upload[1], limit=80)
+        return {**super().csv_settings(), **own}
 
     def _stopping_csv(self):
         out = io.StringIO()

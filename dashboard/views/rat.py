@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import io
 
 import numpy as np
 import panel as pn
@@ -224,11 +225,47 @@ class RatView(BaseView):
         ]
         return header, rows
 
+    def study_rows(self):
+        """The study, one row per run: each rule's stopping round (0: never), ex-post epsilon and true
+        error at the halt (empty: never)."""
+        study = self.study
+        if study is None:
+            return ["run"], []
+        header = ["run"]
+        columns = []
+        for rule in RAT_RULES:
+            name = rule.lower().replace("-", "_")
+            header += [f"{name}_stop_round", f"{name}_ex_post_epsilon", f"{name}_error_at_halt"]
+            columns += [study.stop_rounds[rule], study.ex_post[rule], study.error_at_stop[rule]]
+        rows = []
+        for i in range(len(columns[0])):
+            row = [i + 1]
+            for j, col in enumerate(columns):
+                v = col[i]
+                row.append(int(v) if j % 3 == 0 else (None if not np.isfinite(v) else float(v)))
+            rows.append(row)
+        return header, rows
+
+    def _study_csv(self):
+        header, rows = self.study_rows()
+        body = ",".join(header) + "\n"
+        for row in rows:
+            body += ",".join("" if v is None else f"{v:.10g}" if isinstance(v, float) else str(v) for v in row) + "\n"
+        lines = f"# target error rate {self.study.target:.6g}\n" if self.study is not None else ""
+        return io.StringIO(self.csv_preamble() + lines + body)
+
     def build_layout(self):
+        self.study_download = pn.widgets.FileDownload(
+            callback=self._study_csv,
+            filename=f"rat_study_{RUNS}_runs.csv",
+            label=f"Download the {RUNS:,}-run study (CSV)",
+            variant="outline",
+            width=300,
+        )
         return stack(
             self.header,
             self.alert,
-            self.download,
+            pn.FlexBox(self.download, self.study_download, flex_wrap="wrap", sizing_mode="stretch_width"),
             self.fig_rounds,
             self.readout,
             flex_row(self.fig_hist, self.fig_eps),

@@ -108,3 +108,32 @@ def test_the_rat_legend_lists_only_the_drawn_halt():
     false_halt = bool(view.run.false_halt)
     assert items["false halt"].visible == false_halt
     assert items["halt within target"].visible == (not false_halt and bool(view.run.stop_round))
+
+
+def test_every_export_opens_with_the_version_and_the_settings():
+    lab = NoiseLab()
+    lab.settings.epsilon = 2.5
+    for view in (lab.rewind, lab.noise, lab.rat):
+        view.set_active(True, now=True)
+        text = view._csv_file().read()
+        lines = text.splitlines()
+        assert lines[0].startswith("# noiselab ") and view.title in lines[0]
+        assert lines[1].startswith("# settings: ") and "epsilon=2.5" in lines[1]
+        data = [line for line in lines if not line.startswith("#")]
+        assert data[0] == view.csv_text().splitlines()[0]  # then the table, as before
+    assert "# table: noise,mean_abs,variance" in lab.noise._csv_file().read()
+
+
+def test_the_rat_export_holds_the_whole_study():
+    lab = NoiseLab()
+    view = lab.rat
+    view.set_active(True, now=True)
+    view.update_study()
+    from dashboard.views.rat import cached_study
+
+    s = lab.settings
+    view.study = cached_study(epsilon=s.epsilon, delta=s.delta, rho=s.rho, rng=s.seed)
+    lines = [line for line in view._study_csv().read().splitlines() if not line.startswith("#")]
+    header = lines[0].split(",")
+    assert header[0] == "run" and len(header) == 10
+    assert len(lines) - 1 == len(view.study.stop_rounds["RAT"]) >= 1000
