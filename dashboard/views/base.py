@@ -27,7 +27,8 @@ __all__ = ["PALETTE", "TABLE_SCROLL", "BaseView", "finite", "flex_row", "fmt", "
 
 log = logging.getLogger(__name__)
 
-TOOLS = "save,pan,wheel_zoom,box_zoom,reset"  # save first: the toolbar folds its last tools into a menu
+# four tools: the toolbar shows four and folds the rest into a menu (where save was hidden)
+TOOLS = "pan,box_zoom,save,reset"
 TABLE_SCROLL = "table { display: block; overflow-x: auto; max-width: 100%; }"  # wide tables scroll on a phone
 FONT_PREFIX = "Noiselab"
 FONT_SIZES = {False: ("11pt", "9pt", "10pt", "9pt"), True: ("16pt", "13pt", "14pt", "13pt")}

@@ -169,6 +169,7 @@ class ExperimentsView(BaseView):
         self.column_select.param.watch(self._on_column, "value")
         self.run_button.on_click(lambda _event: self.schedule(self.start))
         self.cancel_button.on_click(lambda _event: self.stop())
+        self.plots = stack(self.fig_trade, self.fig_stop, self.table)  # dimmed while a new run computes
         self.schedule(self.start)
 
     def rejected_text(self, exc) -> str:
@@ -261,7 +262,8 @@ class ExperimentsView(BaseView):
         levels = level_grid(*self.config.levels, count=self.config.count)
         self.run_button.disabled = True
         self.cancel_button.disabled = False
-        self.status.object = "Preparing the data and the non-private optimum..."
+        self.status.object = "Preparing the data and the non-private optimum..." + self._stale_note()
+        self.plots.styles = {"opacity": "0.45"} if self.result is not None else {}
         self._run_pending = True
         self.offload(
             "prepare", functools.partial(prepare, spec), functools.partial(self._run_chunks, spec, levels), busy=None
@@ -273,7 +275,7 @@ class ExperimentsView(BaseView):
         target = self.config.target if self.config.target is not None else prepared.suggested_target
         trials, delta = self.config.trials, self.settings.delta
         calls = chunk_calls(prepared.task, levels=levels, trials=trials, rng=spec.seed, target=target, delta=delta)
-        self.status.object = f"Running {trials} trials on {plain(prepared.description)}..."
+        self.status.object = f"Running {trials} trials on {plain(prepared.description)}..." + self._stale_note()
         self.offload_each(
             "experiment", calls, functools.partial(self.show, prepared, levels, target, delta), progress=self.progress
         )
@@ -286,7 +288,11 @@ class ExperimentsView(BaseView):
             self._run_pending = False
         self._idle()
 
+    def _stale_note(self) -> str:
+        return " The dimmed plots below still show the last run." if self.result is not None else ""
+
     def _idle(self):
+        self.plots.styles = {}
         self.run_button.disabled = False
         self.cancel_button.disabled = True
 
@@ -373,9 +379,7 @@ class ExperimentsView(BaseView):
             buttons,
             self.progress,
             self.status,
-            self.fig_trade,
-            self.fig_stop,
-            self.table,
+            self.plots,
             self.about,
         )
 

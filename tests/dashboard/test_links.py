@@ -137,3 +137,13 @@ def test_the_rat_export_holds_the_whole_study():
     header = lines[0].split(",")
     assert header[0] == "run" and len(header) == 10
     assert len(lines) - 1 == len(view.study.stop_rounds["RAT"]) >= 1000
+
+
+def test_save_is_on_every_toolbar_without_the_overflow_menu():
+    """Bokeh shows four tools and folds the rest into a menu, where save was hidden."""
+    from bokeh.models import SaveTool
+
+    lab = NoiseLab()
+    for view in lab.views:
+        for fig in view.figures:
+            assert len(fig.toolbar.tools) <= 4 and any(isinstance(t, SaveTool) for t in fig.toolbar.tools), fig
