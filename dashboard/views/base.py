@@ -150,6 +150,7 @@ class BaseView(pn.viewable.Viewer):
             "",
             margin=(0, 10),
             stylesheets=["h5 { font-size: 1.3em; margin: 2px 0 6px 0; }"],  # em: grows with Large type
+            css_classes=["noiselab-headline"],
         )
         self.download = pn.widgets.FileDownload(
             callback=self._csv_file, filename=self.filename, label="Download CSV", variant="outline", width=160

@@ -23,8 +23,16 @@ CONTROLS_JS = """
       const value = m.value ?? m.active;
       out[kind + ':' + label] = JSON.stringify(value);
     }
-    if (typeof m.text === 'string' && /Stopping at release|Release \\d+ of|never stops/.test(m.text)) {
-      out['text:' + m.text.slice(0, 24)] = m.text;
+    if (typeof m.text === 'string') {
+      // as shown: entities decoded, tags dropped (the server sends the readout escaped, the browser raw)
+      const area = document.createElement('textarea');
+      area.innerHTML = m.text;
+      const shown = area.value.replace(/<[^>]*>/g, '').replace(/[*]/g, '').trim();
+      if (/^Release \\d+ of/.test(shown)) { out.readout = shown; }
+      // the rewind's headline (the experiments tab's shows the last run, which Run, not the link, starts)
+      if ((m.css_classes || []).includes('noiselab-headline') && /release|rewind/i.test(shown)) {
+        out.headline = shown;
+      }
     }
   }
   return out;
@@ -55,6 +63,7 @@ def test_a_link_reproduces_the_demo(browser, server_url):
     assert query["eps"] == ["50"]  # shortest exact form: not 49.99999999999999
     assert set(query) == {"eps", "stop", "release", "tab", "task"}, query  # defaults left out
     expected = first.evaluate(CONTROLS_JS)
+    assert expected["readout"].startswith("Release 4 of 120") and "headline" in expected
 
     second = browser.new_page(viewport={"width": 1440, "height": 900})
     second.goto(first.url)
