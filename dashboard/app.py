@@ -252,7 +252,7 @@ class NoiseLab(pn.viewable.Viewer):
         """Forget the JavaScript callbacks of this lab's widgets (call when the session ends). Panel
         1.9 keeps every ``jscallback`` in a class-level registry whose entries refer to their own
         source, so without this every session stayed in memory (about 1.7 MB each)."""
-        sources = [*self.controls.select(pn.widgets.Widget)]
+        sources = [*self.controls.select(pn.widgets.Widget), self.present_toggle]
         for view in self._views:
             if view is not None:
                 sources.extend(view.layout.select(pn.widgets.Widget))
