@@ -16,6 +16,7 @@ import urllib.parse
 from importlib import resources
 
 import panel as pn
+import param
 from bokeh.models import CustomJS
 from panel.io.location import Location
 from panel.io.resources import LOCAL_DIST
@@ -24,8 +25,8 @@ from panel.util import edit_readonly
 
 from dashboard.compute import ComputePool
 from dashboard.escape import plain
-from dashboard.explorer import ExperimentSpec, chunk_calls, level_grid, prepare
-from dashboard.models import ExperimentSettings, Settings
+from dashboard.explorer import ExperimentSpec, available_sources, chunk_calls, level_grid, prepare
+from dashboard.models import DEFAULTS, ExperimentSettings, Settings
 from dashboard.palette import HEADER
 from dashboard.server_logging import quiet_closed_tabs
 from dashboard.tabs import REGISTRY, tab_index, view_class
@@ -61,7 +62,20 @@ URL_KEYS = {
     "lam": "lam",
     "users": "users",
     "large_type": "big",
+    "present": "present",
     "tour": "tour",
+}
+# the page's own state, beyond the shared settings: open tab, rewind release (1-based, as the readout
+# says), the experiments tab's settings
+VIEW_KEYS = {
+    "tab": "tab",
+    "release": "release",
+    "experiments.task": "task",
+    "experiments.source": "data",
+    "experiments.trials": "trials",
+    "experiments.levels": "levels",
+    "experiments.count": "count",
+    "experiments.target": "loss",
 }
 KATEX_FACES = (
     "AMS-Regular",
@@ -88,6 +102,59 @@ if (window.innerWidth < 700) {
 }
 new Image().src = 'static/extensions/panel/assets/arc_spinner.svg';
 """
+
+# large type and presenter mode from the address (?big=true, ?present=1): the toggles' own callbacks
+# run only when they change
+LARGE_ON_LOAD_JS = "document.body.classList.add('noiselab-large');\n"
+PRESENT_ON_LOAD_JS = "document.body.classList.add('noiselab-present');\n"
+PRESENT_JS = "document.body.classList.toggle('noiselab-present', Boolean(toggle.active));"
+# the presenter's keys, installed once per page: they press the buttons a person would press, and never
+# act while a box, a list or a slider has the keyboard
+KEYS_JS = """
+if (!window.noiselabKeys) {
+  window.noiselabKeys = true;
+  const deep = (selector, root = document, found = []) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.matches(selector)) { found.push(el); }
+      if (el.shadowRoot) { deep(selector, el.shadowRoot, found); }
+    }
+    return found;
+  };
+  const press = (name) => {
+    const host = deep('.' + name)[0];
+    const button = host && (host.shadowRoot ? host.shadowRoot.querySelector('button') : host.querySelector('button'));
+    if (button) { button.click(); return true; }
+    return false;
+  };
+  const playing = () => Object.keys(window).some(k => k.startsWith('noiselabTimer') && window[k]);
+  const actions = {
+    ' ': () => press(playing() ? 'rewind-pause' : 'rewind-play'),
+    'ArrowLeft': () => press('rewind-back'),
+    'ArrowRight': () => press('rewind-forward'),
+    'Home': () => press('rewind-first'),
+    'End': () => press('rewind-last'),
+    'p': () => press('noiselab-present-toggle'),
+    'P': () => press('noiselab-present-toggle'),
+  };
+  const tab = (i) => () => {
+    const headers = deep('.bk-tab').filter(el => TAB_LABELS.includes(el.textContent.trim()));
+    if (headers[i]) { headers[i].click(); return true; }
+    return false;
+  };
+  TAB_LABELS.forEach((_, i) => { actions[String(i + 1)] = tab(i); });
+  document.addEventListener('keydown', (event) => {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.repeat && event.key !== 'ArrowLeft'
+        && event.key !== 'ArrowRight') { return; }
+    const target = event.composedPath()[0];
+    const tag = target && target.tagName ? target.tagName.toUpperCase() : '';
+    const typing = ['INPUT', 'TEXTAREA', 'SELECT'].includes(tag) || (target && target.isContentEditable)
+      || (target && target.getAttribute && ['slider', 'textbox', 'spinbutton'].includes(target.getAttribute('role')));
+    const action = actions[event.key];
+    if (typing || !action) { return; }
+    if (action()) { event.preventDefault(); }
+  }, true);
+}
+""".replace("TAB_LABELS", json.dumps(list(TABS)))
 
 
 def _asset(*parts) -> resources.abc.Traversable:
@@ -145,6 +212,7 @@ class NoiseLab(pn.viewable.Viewer):
     def __init__(self, settings: Settings | None = None, pool: ComputePool | None = None, **params):
         super().__init__(**params)
         self.settings = settings or Settings()
+        self.experiment_config = ExperimentSettings()  # the experiments tab's, here so a link can set it
         self.pool = pool
         self._views = [None] * len(self.VIEW_CLASSES)
         self._slots = [pn.Column(sizing_mode="stretch_width", min_height=300) for _ in self.VIEW_CLASSES]
@@ -162,11 +230,21 @@ class NoiseLab(pn.viewable.Viewer):
         self._activate(0, now=True)
         self.tabs.param.watch(lambda event: self._activate(event.new, deferred=True), "active")
         self.tour = TourPanel(self.settings, self.show_step)
-        self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width")
+        self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width", css_classes=["noiselab-intro"])
+        self.present_toggle = pn.widgets.Toggle.from_param(
+            self.settings.param.present,
+            label="Present (P)",
+            css_classes=["noiselab-present-toggle"],
+            width=130,
+            margin=(4, 10),
+        )
+        self.present_toggle.jscallback(value=PRESENT_JS, args={"toggle": self.present_toggle})
+        self.present_row = pn.Row(pn.HSpacer(), self.present_toggle, sizing_mode="stretch_width", height=42)
 
     def _view(self, index: int):
         if self._views[index] is None:
-            view = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool)
+            extra = {"config": self.experiment_config} if self.VIEW_CLASSES[index] is ExperimentsView else {}
+            view = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool, **extra)
             self._views[index] = view
             self._slots[index].objects = [view]
         return self._views[index]
@@ -175,7 +253,7 @@ class NoiseLab(pn.viewable.Viewer):
         """Forget the JavaScript callbacks of this lab's widgets (call when the session ends). Panel
         1.9 keeps every ``jscallback`` in a class-level registry whose entries refer to their own
         source, so without this every session stayed in memory (about 1.7 MB each)."""
-        sources = [*self.controls.select(pn.widgets.Widget)]
+        sources = [*self.controls.select(pn.widgets.Widget), self.present_toggle]
         for view in self._views:
             if view is not None:
                 sources.extend(view.layout.select(pn.widgets.Widget))
@@ -214,6 +292,65 @@ class NoiseLab(pn.viewable.Viewer):
         if step.frame is not None:
             self.rewind.show_frame(step.frame)
 
+    def link_state(self) -> dict:
+        """The page's own state that differs from its defaults, by VIEW_KEYS name (what a link adds
+        to the settings). An uploaded file cannot come from a link, so the data choice 'upload' is left
+        out."""
+        state = {"tab": self.tabs.active, "release": self.rewind.frame.value + 1}
+        config = self.experiment_config
+        for name in config.param.objects("existing"):
+            if f"experiments.{name}" in VIEW_KEYS:
+                state[f"experiments.{name}"] = getattr(config, name)
+        defaults = {"tab": 0, "release": 1, "experiments.source": "upload"}
+        defaults.update({f"experiments.{n}": p.default for n, p in config.param.objects("existing").items()})
+        return {
+            name: value
+            for name, value in state.items()
+            if value != defaults[name] and not (name == "experiments.source" and value == "upload")
+        }
+
+    def apply_link_state(self, values: dict, complete: bool = False) -> dict[str, str]:
+        """Apply a link's page state (by VIEW_KEYS name) value by value; with ``complete``, names left
+        out go back to their defaults. Returns ``{query key: reason}`` for the values refused."""
+        config = self.experiment_config
+        if complete:
+            defaults = {f"experiments.{n}": p.default for n, p in config.param.objects("existing").items()}
+            defaults.update({"tab": 0, "release": 1})
+            values = {**{n: defaults[n] for n in VIEW_KEYS if n not in values}, **values}
+            if config.source == "upload":  # a file the link cannot hold stays chosen
+                values.pop("experiments.source", None)
+        refused = {}
+        for name, value in values.items():
+            key = VIEW_KEYS[name]
+            try:
+                empty_target = value is None and name == "experiments.target"  # set from public data
+                if not empty_target and (
+                    isinstance(value, bool) or not isinstance(value, int | float | str | list | tuple)
+                ):
+                    raise TypeError(name)
+                if name == "tab":
+                    if not (isinstance(value, int) and 0 <= value < len(TABS)):
+                        raise ValueError(name)
+                    self.tabs.active = value
+                elif name == "release":
+                    if not (isinstance(value, int) and 1 <= value <= self.rewind.frame.end + 1):
+                        raise ValueError(name)
+                    if self.rewind.frame.value != value - 1:
+                        self.rewind.show_frame(value - 1)
+                else:
+                    attr = name.split(".", 1)[1]
+                    if attr == "source" and (value == "upload" or value not in available_sources()):
+                        raise ValueError(name)
+                    if isinstance(value, list | tuple):
+                        value = tuple(value)
+                        if attr != "levels" or len(value) != 2 or not value[0] < value[1]:
+                            raise ValueError(name)
+                    if getattr(config, attr) != value:
+                        setattr(config, attr, value)
+            except (ValueError, TypeError, OverflowError):
+                refused[key] = f"must be {_link_allowed(self, name)}"
+        return refused
+
     @property
     def rewind(self) -> RewindView:
         return self._view(tab_index("rewind"))
@@ -242,9 +379,27 @@ class NoiseLab(pn.viewable.Viewer):
     def __panel__(self):
         return pn.Row(
             pn.Column(self.controls, width=300),
-            pn.Column(self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
+            pn.Column(self.present_row, self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
+
+
+def _link_allowed(lab: NoiseLab, name: str) -> str:
+    if name == "tab":
+        return f"a whole number from 0 to {len(TABS) - 1}"
+    if name == "release":
+        return f"a whole number from 1 to {lab.rewind.frame.end + 1}"
+    parameter = lab.experiment_config.param[name.split(".", 1)[1]]
+    if isinstance(parameter, param.Selector):
+        objects = available_sources() if name == "experiments.source" else parameter.objects
+        return "one of " + ", ".join(str(o) for o in objects if o != "upload")
+    if isinstance(parameter, param.Range):
+        low, high = parameter.bounds
+        return f"two numbers from {low:g} to {high:g}, the lower first"
+    if isinstance(parameter, param.Integer):
+        low, high = parameter.bounds
+        return f"a whole number from {low} to {high}"
+    return "a positive number"
 
 
 def warm_up(pool: ComputePool) -> int:
@@ -333,7 +488,7 @@ def link_values(arguments: dict) -> tuple[dict, dict]:
     parsed)."""
     if not isinstance(arguments, dict):
         raise TypeError(f"arguments must be a dict of query arguments, got {type(arguments).__name__}")
-    names = {key: name for name, key in URL_KEYS.items()}
+    names = {key: name for name, key in {**URL_KEYS, **VIEW_KEYS}.items()}
     values, refused = {}, {}
     for key, raw in arguments.items():
         text = _address_text(raw)
@@ -346,6 +501,8 @@ def link_values(arguments: dict) -> tuple[dict, dict]:
                 values[names[key]] = json.loads(text)
             except (ValueError, RecursionError):
                 values[names[key]] = text
+            if key == "present" and values[names[key]] in (0, 1):  # ?present=1, as a person types it
+                values[names[key]] = bool(values[names[key]])
     return values, refused
 
 
@@ -361,6 +518,25 @@ def refused_message(refused: dict, arguments: dict) -> str:
         + "; ".join(parts)
         + ". Everything else in the address was applied; the sliders show the values in use."
     )
+
+
+def address_value(value) -> str:
+    """A value as the address writes it: numbers in their shortest exact form (``50``, not ``50.0`` or
+    ``49.99999999999999``; float noise below 12 significant digits dropped), pairs as a JSON list."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, tuple | list):
+        return "[" + ",".join(address_value(v) for v in value) + "]"
+    number = float(f"{float(value):.12g}")
+    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
+
+
+def split_link_values(values: dict) -> tuple[dict, dict]:
+    """Link values by setting name: (the shared settings', the page's own, by VIEW_KEYS name)."""
+    own = {name: value for name, value in values.items() if name in VIEW_KEYS}
+    return {name: value for name, value in values.items() if name not in VIEW_KEYS}, own
 
 
 class AddressLocation(Location):
@@ -391,31 +567,49 @@ class AddressLocation(Location):
         pairs = urllib.parse.parse_qsl(self.search[1:], keep_blank_values=True, max_num_fields=200)
         return {k: v for k, v in pairs if len(k) <= MAX_ADDRESS_VALUE and len(v) <= MAX_ADDRESS_VALUE}
 
-    def follow(self, settings: Settings, on_refused) -> None:
-        """Keep the address and ``settings`` in step: settings changes rewrite the query; a query the
-        browser sends (on load, back and forward) is applied value by value, and
+    def follow(self, lab: NoiseLab, on_refused) -> None:
+        """Keep the address and ``lab`` in step: changes of its settings, tab, rewind release and
+        experiments settings rewrite the query (defaults left out: the defaults give a bare address); a
+        query the browser sends (on load, back and forward) is applied value by value, and
         ``on_refused(refused, arguments)`` hears of values that were not; then the query is rewritten
-        from the settings in use."""
-        settings.param.watch(lambda *_events: self._write(settings), list(URL_KEYS))
-        self.param.watch(lambda event: self._read(settings, event.new, on_refused), "search")
-        self._write(settings)
+        from the values in use."""
+        settings = lab.settings
+        write = lambda *_events: self._write(lab)  # noqa: E731
+        settings.param.watch(write, list(URL_KEYS))
+        lab.experiment_config.param.watch(write, [n.split(".", 1)[1] for n in VIEW_KEYS if n.startswith("exp")])
+        lab.tabs.param.watch(write, "active")
+        lab.rewind.frame.param.watch(write, "value")
+        self.param.watch(lambda event: self._read(lab, event.new, on_refused), "search")
+        self._write(lab)
 
-    def _write(self, settings: Settings) -> None:
+    def _write(self, lab: NoiseLab) -> None:
         query = {}
         for name, key in URL_KEYS.items():
-            value = getattr(settings, name)
-            query[key] = value if isinstance(value, str) else json.dumps(value)
-        search = "?" + urllib.parse.urlencode(query)
+            value = getattr(lab.settings, name)
+            if value != DEFAULTS[name] or isinstance(value, bool) != isinstance(DEFAULTS[name], bool):
+                query[key] = "1" if name == "present" else address_value(value)
+        for name, value in lab.link_state().items():
+            query[VIEW_KEYS[name]] = address_value(value)
+        search = "?" + urllib.parse.urlencode(query, safe="[],") if query else ""
+        self._written = search  # its echo (from here or the browser) is not read back
         if search != self.search:
             self.search = search
 
-    def _read(self, settings: Settings, search: str, on_refused) -> None:
+    def _read(self, lab: NoiseLab, search: str, on_refused) -> None:
+        if search == getattr(self, "_written", None):
+            return
+        settings = lab.settings
         try:
             pairs = urllib.parse.parse_qsl((search or "")[1:], keep_blank_values=True, max_num_fields=200)
         except ValueError:  # more than 200 fields
             pairs = []
         arguments = {key: [value.encode()] for key, value in pairs}
         values, refused = link_values(arguments)
+        values, own = split_link_values(values)
+        # a key left out of the address is at its default
+        values = {**{n: v for n, v in DEFAULTS.items() if URL_KEYS[n] not in arguments}, **values}
+        if values.get("present") is True and "big" not in arguments:
+            values.pop("large_type")  # presenter mode brings large type
         changed = {
             name: value
             for name, value in values.items()
@@ -427,9 +621,10 @@ class AddressLocation(Location):
         refused.update(
             {URL_KEYS[name]: why for name, why in settings.apply_values(changed).items() if name in URL_KEYS}
         )
+        refused.update(lab.apply_link_state(own, complete=True))
         if refused:
             on_refused(refused, arguments)
-        self._write(settings)
+        self._write(lab)
 
 
 def create_app(
@@ -451,15 +646,18 @@ def create_app(
     if served:  # before the first view is built, so it computes once
         arguments = {k: v for k, v in (pn.state.session_args or {}).items() if not k.startswith("bokeh-")}
         values, refused = link_values(arguments)
+        values, own = split_link_values(values)
         refused.update({URL_KEYS[name]: why for name, why in settings.apply_values(values).items() if name in URL_KEYS})
+    lab = lab or NoiseLab(settings, pool=pool)
+    if served:
+        refused.update(lab.apply_link_state(own))
         if refused:
             show_refused(refused, arguments)
-    lab = lab or NoiseLab(settings, pool=pool)
     template = pn.template.BootstrapTemplate(
         title=TITLE,
         logo=logo_uri(assets),
         sidebar=[lab.controls],
-        main=[notice, lab.intro, lab.tour, lab.tabs],
+        main=[notice, lab.present_row, lab.intro, lab.tour, lab.tabs],
         sidebar_width=320,
         header_background=HEADER,
         meta_viewport=VIEWPORT,
@@ -471,7 +669,9 @@ def create_app(
     template.config.raw_css = [page_css(assets)]
     template.server_doc = functools.partial(_server_doc_in_one_pass, template, template.server_doc)
     if served:
-        doc.js_on_event("document_ready", CustomJS(code=ON_LOAD_JS + SIZE_CHECK_JS))
+        on_load = ON_LOAD_JS + SIZE_CHECK_JS + KEYS_JS + (LARGE_ON_LOAD_JS if settings.large_type else "")
+        on_load += PRESENT_ON_LOAD_JS if settings.present else ""
+        doc.js_on_event("document_ready", CustomJS(code=on_load))
         doc.on_session_destroyed(lambda _context: lab.end_session())
         # with several server processes a page's websocket may reach another process, which then builds
         # the session without rendering the page: Panel's style sheets must still come from this server
@@ -479,7 +679,7 @@ def create_app(
             "dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
         )
         location = AddressLocation.for_request(doc.session_context.request)
-        location.follow(lab.settings, show_refused)  # later changes (back and forward) the same way
+        location.follow(lab, show_refused)  # later changes (back and forward) the same way
         template.server_doc = functools.partial(template.server_doc, session_location=location)
     return template
 

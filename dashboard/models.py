@@ -24,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "lam": 0.0545,
     "users": 100,
     "large_type": False,
+    "present": False,
     "tour": 0,
 }
 
@@ -87,12 +88,23 @@ class Settings(param.Parameterized):
         "the size of one share. The dropout curves depend only on the fraction present.",
     )
     large_type = param.Boolean(DEFAULTS["large_type"], doc="Large type for a projector: bigger text and plot labels.")
+    present = param.Boolean(
+        DEFAULTS["present"],
+        doc="Presenter mode: the sidebar hidden, large type, the open tab's plot and its controls on the first "
+        "screen. Keys: Space play/pause, Left/Right step, Home/End first/last release, 1-5 tabs, P present.",
+    )
     tour = param.Integer(
         DEFAULTS["tour"],
         bounds=(0, len(TOUR)),
         doc="Step of the guided tour on screen (0: no tour). Each step sets the sliders and tab.",
     )
     committed = param.Event(doc="Fired when a drag ends or a discrete setting changes: heavy views refresh.")
+
+    @param.depends("present", watch=True)
+    def _present_in_large_type(self):
+        """Presenter mode uses large type (leaving it keeps the type as it is)."""
+        if self.present:
+            self.large_type = True
 
     @param.depends("dim", "seed", "stop_rule", watch=True)
     def _commit_discrete(self):
@@ -106,7 +118,7 @@ class Settings(param.Parameterized):
 
     def apply(self, preset: dict):
         """The defaults overridden by ``preset`` (presentation settings are kept), then one commit."""
-        keep = {"large_type": self.large_type, "tour": self.tour}
+        keep = {"large_type": self.large_type, "present": self.present, "tour": self.tour}
         self.param.update(**{**DEFAULTS, **keep, **preset})
         self.param.trigger("committed")
 
@@ -183,7 +195,8 @@ class ExperimentSettings(param.Parameterized):
     trials: param.Selector[int] = param.Selector(
         default=100,
         objects=[100, 250, 500, 1000],
-        doc="Independent trials: 100 answers in seconds; paper A used 1,000.",
+        doc="Independent trials (paper A used 1,000). At 100, the mean and logistic tasks answer in seconds; "
+        "ridge takes about a minute on a busy two-core server, and longer for more trials.",
     )
     levels = param.Range(
         default=(0.16, 5.0),

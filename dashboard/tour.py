@@ -141,5 +141,8 @@ GLOSSARY = {
     "Laplace and Staircase; for the Arete a numerical supremum of the exact density, found by "
     "a multi-scale grid, local refinement and the tail limit, and tested against "
     "high-precision oracles.",
+    "keys (presenter mode)": "Space plays or pauses the rewind; Left and Right step one release; Home and End "
+    "go to the first and the last release; 1 to 5 open the tabs; P turns presenter mode on or off. Keys do "
+    "nothing while you type in a box.",
     "seed": "The random seed: the same seed reproduces every draw, so a link reproduces a demo exactly.",
 }

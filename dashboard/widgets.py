@@ -11,7 +11,9 @@ from bokeh.models import CustomJSTickFormatter
 from .models import Settings
 from .tour import GLOSSARY, PRESETS, TOUR
 
-LARGE_TYPE_JS = "document.body.classList.toggle('noiselab-large', toggle.value);"
+# the Bokeh Toggle holds its state in `active` (`value` is Panel's name; read in the browser it was
+# undefined, so the class flipped instead of following the toggle)
+LARGE_TYPE_JS = "document.body.classList.toggle('noiselab-large', Boolean(toggle.active));"
 # 10**tick as Python's f"{value:.DIGITSg}" spells it (1e-06, 0.05, 2.5e+03), the captions' format
 GENERAL_FORMAT_JS = """
 const value = Number(Math.pow(10, tick).toPrecision(DIGITS));
@@ -36,8 +38,9 @@ class LogSlider(pn.viewable.Viewer):
     def __init__(self, settings: Settings, name: str, label: str, digits: int = 3, **params):
         super().__init__(**params)
         self._settings, self._name = settings, name
-        self._following = False
         self._low, self._high = settings.param[name].bounds
+        self._digits = digits
+        self._following = False
         formatter = CustomJSTickFormatter(code=GENERAL_FORMAT_JS.replace("DIGITS", str(digits)))
         self.slider = pn.widgets.FloatSlider(
             label=label,
@@ -54,10 +57,14 @@ class LogSlider(pn.viewable.Viewer):
         self._tip = pn.widgets.TooltipIcon(value=settings.param[name].doc, margin=(22, 0, 0, 0))
 
     def value_at(self, position: float) -> float:
-        """The parameter value at a slider position, clamped to the parameter's bounds."""
-        return min(max(10.0**position, self._low), self._high)
+        """The parameter value at a slider position, clamped to the parameter's bounds and rounded to
+        the digits the label shows (a link then says eps=50, not 49.99999999999999)."""
+        value = float(f"{10.0**position:.{self._digits}g}")
+        return min(max(value, self._low), self._high)
 
     def _on_drag(self, event):
+        if self._following:
+            return
         value = self.value_at(event.new)
         if not math.isclose(value, getattr(self._settings, self._name), rel_tol=1e-9):
             setattr(self._settings, self._name, value)
@@ -69,12 +76,10 @@ class LogSlider(pn.viewable.Viewer):
         self._settings.param.trigger("committed")
 
     def _on_model(self, event):
-        position = math.log10(event.new)
-        if not math.isclose(position, self.slider.value, abs_tol=1e-9):
-            # Panel 1.10 also sets value_throttled when value is set from Python
-            self._following = True
+        if self.value_at(self.slider.value) != event.new:  # a value the slider's position already gives stays
+            self._following = True  # the model's own value stays exact (the slider only shows it)
             try:
-                self.slider.value = position
+                self.slider.value = math.log10(event.new)
             finally:
                 self._following = False
 
@@ -168,15 +173,19 @@ class TourPanel(pn.viewable.Viewer):
         self.close.on_click(lambda _e: self._go(0))
         self.buttons = pn.Row(self.back, self.next, self.close)
         settings.param.watch(self._show, "tour")
+        settings.param.watch(self._show_start, "present")
         self._show()
 
     def _go(self, step):
         self.settings.tour = max(0, min(len(TOUR), step))
 
+    def _show_start(self, *_events):
+        self.start.visible = self.settings.tour == 0 and not self.settings.present
+
     def _show(self, *_events):
         k = self.settings.tour
         touring = k > 0
-        self.start.visible = not touring
+        self.start.visible = not touring and not self.settings.present
         self.buttons.visible = touring
         self.text.visible = touring
         if touring:

@@ -5,6 +5,7 @@ loading state while an update computes."""
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import io
 import logging
 import re
@@ -26,7 +27,8 @@ __all__ = ["PALETTE", "TABLE_SCROLL", "BaseView", "finite", "flex_row", "fmt", "
 
 log = logging.getLogger(__name__)
 
-TOOLS = "pan,wheel_zoom,box_zoom,reset,save"
+# four tools: the toolbar shows four and folds the rest into a menu (where save was hidden)
+TOOLS = "pan,box_zoom,save,reset"
 TABLE_SCROLL = "table { display: block; overflow-x: auto; max-width: 100%; }"  # wide tables scroll on a phone
 FONT_PREFIX = "Noiselab"
 FONT_SIZES = {False: ("11pt", "9pt", "10pt", "9pt"), True: ("16pt", "13pt", "14pt", "13pt")}
@@ -151,6 +153,7 @@ class BaseView(pn.viewable.Viewer):
             "",
             margin=(0, 10),
             stylesheets=["h5 { font-size: 1.3em; margin: 2px 0 6px 0; }"],  # em: grows with Large type
+            css_classes=["noiselab-headline"],
         )
         self.download = pn.widgets.FileDownload(
             callback=self._csv_file, filename=self.filename, label="Download CSV", variant="outline", width=160
@@ -177,6 +180,9 @@ class BaseView(pn.viewable.Viewer):
         )
         self.header = stack(self.title_pane, self.headline)
         settings.param.watch(self._on_large_type, "large_type")
+        # presenter mode: the tab names the view, and the details give way to the plot
+        self.details = [self.title_pane]
+        settings.param.watch(lambda *_e: self._on_present(), "present")
 
     # --- figures ------------------------------------------------------------------------------
     def finish_figures(self, *figures):
@@ -191,6 +197,10 @@ class BaseView(pn.viewable.Viewer):
         set_font_sizes(fig, self.settings.large_type)
         drop_unused_glyphs(fig)
         self.figures.append(fig)
+
+    def _on_present(self):
+        for item in self.details:
+            item.visible = not self.settings.present
 
     def _on_large_type(self, event):
         for fig in self.figures:
@@ -337,5 +347,25 @@ class BaseView(pn.viewable.Viewer):
             out.write(",".join(cells) + "\n")
         return out.getvalue()
 
+    def csv_settings(self) -> dict:
+        """The settings the export was made with (the presentation ones left out)."""
+        skip = {"large_type", "present", "tour", "committed", "name"}
+        return {n: getattr(self.settings, n) for n in self.settings.param if n not in skip}
+
+    def csv_preamble(self) -> str:
+        """Comment lines opening every exported file: the app's version, the view, the settings."""
+        cells = (f"{n}={v:.12g}" if isinstance(v, float) else f"{n}={v}" for n, v in self.csv_settings().items())
+        return f"# noiselab {app_version()}: {self.title}\n# settings: {' '.join(cells)}\n"
+
     def _csv_file(self):
-        return io.StringIO(self.csv_text())
+        return io.StringIO(self.csv_preamble() + self.csv_text())
+
+
+@functools.cache
+def app_version() -> str:
+    try:
+        return importlib.metadata.version("noiselab")
+    except importlib.metadata.PackageNotFoundError:  # a checkout that is not installed
+        from noisecore import __version__
+
+        return __version__

@@ -62,9 +62,9 @@ class ExperimentsView(BaseView):
     )
     filename = "experiment_tradeoff.csv"
 
-    def __init__(self, settings, **params):
+    def __init__(self, settings, config: ExperimentSettings | None = None, **params):
         super().__init__(settings, **params)
-        self.config = ExperimentSettings()
+        self.config = config if config is not None else ExperimentSettings()
         self.result = None
         self._upload = None  # (bytes, filename) of the last file that passed inspection
         sources = available_sources()
@@ -90,7 +90,7 @@ class ExperimentsView(BaseView):
         self.status = text("")
         self.table = text("", stylesheets=[TABLE_SCROLL])
         self.stop_download = pn.widgets.FileDownload(
-            callback=self._stopping_csv,
+            callback=lambda: io.StringIO(self.csv_preamble() + self._stopping_csv().read()),
             filename="experiment_stopping.csv",
             label="Download stopping CSV",
             variant="outline",
@@ -164,9 +164,12 @@ class ExperimentsView(BaseView):
         # an empty file or one the browser kept back changes only the name or the type
         self.file_input.param.watch(self._on_upload, ["value", "filename", "mime_type"])
         self.source_select.param.watch(self._on_source, "value")
+        self.config.param.watch(self._on_config_source, "source")
+        self._on_config_source()
         self.column_select.param.watch(self._on_column, "value")
         self.run_button.on_click(lambda _event: self.schedule(self.start))
         self.cancel_button.on_click(lambda _event: self.stop())
+        self.plots = stack(self.fig_trade, self.fig_stop, self.table)  # dimmed while a new run computes
         self.schedule(self.start)
 
     def rejected_text(self, exc) -> str:
@@ -177,6 +180,11 @@ class ExperimentsView(BaseView):
         self.config.source = event.new
         if event.new in ("kddcup", "twitter"):
             self.config.task = "logistic" if event.new == "kddcup" else "ridge"
+
+    def _on_config_source(self, *_events):
+        """The data chosen elsewhere (a link): the box shows it, if this server has it."""
+        if self.config.source in self.source_select.options.values() and self.source_select.value != self.config.source:
+            self.source_select.value = self.config.source
 
     def _on_column(self, event):
         self.config.target_column = event.new or None
@@ -254,7 +262,8 @@ class ExperimentsView(BaseView):
         levels = level_grid(*self.config.levels, count=self.config.count)
         self.run_button.disabled = True
         self.cancel_button.disabled = False
-        self.status.object = "Preparing the data and the non-private optimum..."
+        self.status.object = "Preparing the data and the non-private optimum..." + self._stale_note()
+        self.plots.styles = {"opacity": "0.45"} if self.result is not None else {}
         self._run_pending = True
         self.offload(
             "prepare", functools.partial(prepare, spec), functools.partial(self._run_chunks, spec, levels), busy=None
@@ -266,7 +275,7 @@ class ExperimentsView(BaseView):
         target = self.config.target if self.config.target is not None else prepared.suggested_target
         trials, delta = self.config.trials, self.settings.delta
         calls = chunk_calls(prepared.task, levels=levels, trials=trials, rng=spec.seed, target=target, delta=delta)
-        self.status.object = f"Running {trials} trials on {plain(prepared.description)}..."
+        self.status.object = f"Running {trials} trials on {plain(prepared.description)}..." + self._stale_note()
         self.offload_each(
             "experiment", calls, functools.partial(self.show, prepared, levels, target, delta), progress=self.progress
         )
@@ -279,7 +288,11 @@ class ExperimentsView(BaseView):
             self._run_pending = False
         self._idle()
 
+    def _stale_note(self) -> str:
+        return " The dimmed plots below still show the last run." if self.result is not None else ""
+
     def _idle(self):
+        self.plots.styles = {}
         self.run_button.disabled = False
         self.cancel_button.disabled = True
 
@@ -331,6 +344,13 @@ class ExperimentsView(BaseView):
         header, rows = self.result.tradeoff.rows()
         return header, [[float(v) for v in row] for row in rows]
 
+    def csv_settings(self) -> dict:
+        c = self.config
+        own = {n: getattr(c, n) for n in ("task", "source", "target_column", "trials", "levels", "count", "target")}
+        if c.source == "upload" and self._upload is not None:
+            own["file"] = plain(self._upload[1], limit=80)
+        return {**super().csv_settings(), **own}
+
     def _stopping_csv(self):
         out = io.StringIO()
         if self.result is not None:
@@ -359,9 +379,7 @@ class ExperimentsView(BaseView):
             buttons,
             self.progress,
             self.status,
-            self.fig_trade,
-            self.fig_stop,
-            self.table,
+            self.plots,
             self.about,
         )
 

@@ -323,6 +323,24 @@ class NoiseView(BaseView):
                 )
             )
 
+    def csv_preamble(self) -> str:
+        """The settings, then the E|Z| / variance table and the dropout curves (when computed) as comment
+        blocks, each a small CSV after its '# ' prefix, above the densities."""
+        out = super().csv_preamble()
+        c = self.comparison
+        if c is not None:
+            out += "# table: noise,mean_abs,variance,worst_case_epsilon,share_std\n"
+            for name in ("Laplace", "Staircase", "Arete"):
+                cells = (c.mean_abs[name], c.variance[name], c.certified[name], c.share_std[name])
+                out += f"# {name}," + ",".join("" if v is None else f"{float(v):.10g}" for v in cells) + "\n"
+        drop = {n: src.data for n, src in self.src_drop.items()}
+        if len(drop["Arete"]["present"]):
+            out += "# dropout curves: noise,fraction_present,worst_case_epsilon,mean_abs\n"
+            for name, data in drop.items():
+                for row in zip(data["present"], data["epsilon"], data["error"], strict=True):
+                    out += f"# {name}," + ",".join(f"{float(v):.10g}" for v in row) + "\n"
+        return out
+
     def csv_rows(self):
         c = self.comparison
         header = ["z", *(f"density_{n.lower()}" for n in NAMES)]

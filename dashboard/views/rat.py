@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import io
 
 import numpy as np
 import panel as pn
@@ -83,7 +84,7 @@ class RatView(BaseView):
             mode="center",
             legend_label="noisy threshold",
         )
-        self.fig_rounds.scatter(
+        self.halt_marker = self.fig_rounds.scatter(
             "n",
             "noisy",
             source=self.src_halt,
@@ -92,7 +93,7 @@ class RatView(BaseView):
             color=PALETTE["stop"],
             legend_label="halt within target",
         )
-        self.fig_rounds.scatter(
+        self.false_marker = self.fig_rounds.scatter(
             "n",
             "noisy",
             source=self.src_false,
@@ -122,6 +123,7 @@ class RatView(BaseView):
         )
         self.fig_err.add_layout(self.err_target)
         colors = {rule: PALETTE[rule] for rule in RAT_RULES}
+        dashes = dict(zip(RAT_RULES, ("solid", "dashed", "dotted"), strict=False))
         for rule in RAT_RULES:
             for fig, sources in (
                 (self.fig_err, self.src_err),
@@ -134,8 +136,11 @@ class RatView(BaseView):
                     right="right",
                     top="top",
                     bottom=0,
-                    color=colors[rule],
-                    alpha=0.35,
+                    # outlines, one dash per rule: three translucent fills blended into one colour on a projector
+                    fill_alpha=0,
+                    line_color=colors[rule],
+                    line_width=2.5,
+                    line_dash=dashes[rule],
                     legend_label=rule,
                 )
         self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
@@ -165,6 +170,11 @@ class RatView(BaseView):
             empty = {"n": [], "noisy": []}
             self.src_halt.data = empty if run.false_halt else point
             self.src_false.data = point if run.false_halt else empty
+            # the legend lists only the marker that is drawn
+            shown = {self.halt_marker: bool(k) and not run.false_halt, self.false_marker: bool(k) and run.false_halt}
+            for item in self.fig_rounds.legend[0].items:
+                if item.renderers and item.renderers[0] in shown:
+                    item.visible = shown[item.renderers[0]]
             self.target_line.location = 1 - run.target
             self.readout.object = rat_run_readout(run, delta=s.delta, at_epsilon=AT_EPSILON).text
 
@@ -215,11 +225,47 @@ class RatView(BaseView):
         ]
         return header, rows
 
+    def study_rows(self):
+        """The study, one row per run: each rule's stopping round (0: never), ex-post epsilon and true
+        error at the halt (empty: never)."""
+        study = self.study
+        if study is None:
+            return ["run"], []
+        header = ["run"]
+        columns = []
+        for rule in RAT_RULES:
+            name = rule.lower().replace("-", "_")
+            header += [f"{name}_stop_round", f"{name}_ex_post_epsilon", f"{name}_error_at_halt"]
+            columns += [study.stop_rounds[rule], study.ex_post[rule], study.error_at_stop[rule]]
+        rows = []
+        for i in range(len(columns[0])):
+            row = [i + 1]
+            for j, col in enumerate(columns):
+                v = col[i]
+                row.append(int(v) if j % 3 == 0 else (None if not np.isfinite(v) else float(v)))
+            rows.append(row)
+        return header, rows
+
+    def _study_csv(self):
+        header, rows = self.study_rows()
+        body = ",".join(header) + "\n"
+        for row in rows:
+            body += ",".join("" if v is None else f"{v:.10g}" if isinstance(v, float) else str(v) for v in row) + "\n"
+        lines = f"# target error rate {self.study.target:.6g}\n" if self.study is not None else ""
+        return io.StringIO(self.csv_preamble() + lines + body)
+
     def build_layout(self):
+        self.study_download = pn.widgets.FileDownload(
+            callback=self._study_csv,
+            filename=f"rat_study_{RUNS}_runs.csv",
+            label=f"Download the {RUNS:,}-run study (CSV)",
+            variant="outline",
+            width=300,
+        )
         return stack(
             self.header,
             self.alert,
-            self.download,
+            pn.FlexBox(self.download, self.study_download, flex_wrap="wrap", sizing_mode="stretch_width"),
             self.fig_rounds,
             self.readout,
             flex_row(self.fig_hist, self.fig_eps),

@@ -19,13 +19,17 @@ FRAMES = 120
 FRAME_INTERVAL_MS = 33  # about 30 frames per second
 SYNC_EVERY = 10  # releases between updates of the slider (and the server) during Play
 
-# the frame display, run in the browser: a function of the release index k
+# the frame display, run in the browser. One source of truth: the release shown is kept on the window
+# (per slider); the dot, the readout, the series markers and the slider all draw that release.
 SHOW_JS = """
+const key = 'noiselabTimer' + slider.id;
+const shown = 'noiselabFrame' + slider.id;
 const show = (k, text = true) => {
   const d = frames.data;
   const count = d.t.length;
   if (count === 0) { return; }
   k = Math.max(0, Math.min(count - 1, Math.round(k)));
+  window[shown] = k;
   now.data = {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]};
   (window.noiselabFrames = window.noiselabFrames || []).push([k, performance.now()]);
   if (!text) { return; }
@@ -36,27 +40,36 @@ const show = (k, text = true) => {
     `(independent releases composed exactly: ${f(d.composition[k], 3)}), ` +
     `error = ${f(d.error[k], 3)} (expected ${f(d.expected[k], 3)}).`;
 };
+const current = () => (window[shown] === undefined ? slider.value : window[shown]);
+// stop playing; the slider (and the server) take the release on screen, which is returned
+const stop = () => {
+  window[key] = null;
+  const k = current();
+  show(k);
+  if (slider.value !== k) { slider.value = k; }
+  return k;
+};
 """
 SLIDER_JS = SHOW_JS + "show(slider.value);"
 
 # the player's buttons: one animation per slider, its token kept on the window. Play steps inside
 # requestAnimationFrame, at most one release per INTERVAL ms, and draws each release itself; the
-# slider, the text readout and the server hear of it every SYNC releases and at the end.
+# slider, the text readout and the server hear of it every SYNC releases, at Pause and at the end.
 PLAYER_JS = {
     "play": SHOW_JS
     + """
-const key = 'noiselabTimer' + slider.id;
 const last_frame = slider.end;
-let k = slider.value >= last_frame ? slider.start : slider.value;
+let k = current() >= last_frame ? slider.start : current();
 const token = {};
 window[key] = token;
 let last = performance.now();
 show(k);
+if (slider.value !== k) { slider.value = k; }
 const step = (now_ms) => {
   if (window[key] !== token) { return; }
   if (now_ms - last >= INTERVAL) {
     last = now_ms;
-    k += 1;
+    k = current() + 1;  // a drag of the slider while playing moves the play head
     // the readout and the markers on the series plots redraw more than the walk, so during Play
     // they follow every SYNC releases
     const sync = k >= last_frame || k % SYNC === 0;
@@ -68,13 +81,12 @@ const step = (now_ms) => {
 };
 requestAnimationFrame(step);
 """,
-    "pause": "STOP",
-    "back": "STOP slider.value = Math.max(slider.start, slider.value - 1);",
-    "forward": "STOP slider.value = Math.min(slider.end, slider.value + 1);",
-    "first": "STOP slider.value = slider.start;",
-    "last": "STOP slider.value = slider.end;",
+    "pause": SHOW_JS + "stop();",
+    "back": SHOW_JS + "slider.value = Math.max(slider.start, stop() - 1);",
+    "forward": SHOW_JS + "slider.value = Math.min(slider.end, stop() + 1);",
+    "first": SHOW_JS + "stop(); slider.value = slider.start;",
+    "last": SHOW_JS + "stop(); slider.value = slider.end;",
 }
-PLAYER_JS = {k: v.replace("STOP", "window['noiselabTimer' + slider.id] = null;") for k, v in PLAYER_JS.items()}
 BUTTONS = (
     ("first", "\u25c0\u25c0 Noisiest", "Back to the first, noisiest release"),
     ("back", "\u25c0 More noise", "One release back (more noise)"),
@@ -156,8 +168,7 @@ class RewindView(BaseView):
             size=12,
             color=PALETTE["current"],
             legend_label="current release",
-            level="overlay",
-        )  # repaints alone
+        )  # not level="overlay": repainting that layer alone wiped the legend's symbols (Bokeh 3.9)
 
         self.fig_privacy = new_figure(
             "privacy per release", x_axis_label="release n", y_axis_label="epsilon", height=340, y_axis_type="log"
@@ -216,7 +227,8 @@ class RewindView(BaseView):
         )
         self.fig_error.add_layout(self.target_line)
         self.now_spans = [
-            Span(location=1, dimension="height", line_color=PALETTE["current"], line_alpha=0.6) for _ in range(2)
+            Span(location=1, dimension="height", line_color=PALETTE["current"], line_alpha=0.6, name="rewind-marker")
+            for _ in range(2)
         ]
         self.fig_privacy.add_layout(self.now_spans[0])
         self.fig_error.add_layout(self.now_spans[1])
@@ -255,6 +267,8 @@ class RewindView(BaseView):
             button.js_on_click(args=display, code=code)
             self.buttons.append(button)
         self.follow(["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "stop_rule"], self.recompute)
+        self.details.append(self.stop_readout)
+        self._on_present()
 
     @property
     def fig_plane(self):
@@ -290,7 +304,6 @@ class RewindView(BaseView):
                 size=12,
                 color=PALETTE["current"],
                 legend_label="current release",
-                level="overlay",
             )
             self.finish_figure(fig)
             fig.visible = False
@@ -383,6 +396,8 @@ class RewindView(BaseView):
                 f"{fmt(sc.frame_composition[k], 3)}), error = {fmt(sc.frame_error[k], 3)} (expected "
                 f"{fmt(sc.frame_expected_error[k], 3)})."
             )
+            # sent even when unchanged here: the browser may have drawn another release's text since
+            self.frame_readout.param.trigger("object")
 
     def csv_rows(self):
         sc = self.scenario

@@ -1,0 +1,90 @@
+"""A link reproduces the demo (issue 22): set a state, open the page's address in a new page, and
+every control, the open tab, the rewind's release and the headline are the same."""
+
+import urllib.parse
+
+import pytest
+
+from tests.ui.conftest import show_tab, wait_for_app
+
+pytestmark = pytest.mark.ui
+
+WAIT = 60_000
+
+# every control's value, keyed by its kind and label; the rewind's headline and readout
+CONTROLS_JS = """
+() => {
+  const out = {};
+  for (const m of Bokeh.documents[0].all_models) {
+    const kind = m.type;
+    if (['Slider', 'RangeSlider', 'Select', 'Spinner', 'NumericInput', 'Toggle'].includes(kind)
+        || kind.endsWith('ButtonGroup') || kind === 'Tabs') {
+      const label = kind === 'Tabs' ? 'tabs' : (m.title ?? m.label ?? (m.labels || []).join('|'));
+      const value = m.value ?? m.active;
+      out[kind + ':' + label] = JSON.stringify(value);
+    }
+    if (typeof m.text === 'string') {
+      // as shown: entities decoded, tags dropped (the server sends the readout escaped, the browser raw)
+      const area = document.createElement('textarea');
+      area.innerHTML = m.text;
+      const shown = area.value.replace(/<[^>]*>/g, '').replace(/[*]/g, '').trim();
+      if (/^Release \\d+ of/.test(shown)) { out.readout = shown; }
+      // the rewind's headline (the experiments tab's shows the last run, which Run, not the link, starts)
+      if ((m.css_classes || []).includes('noiselab-headline') && /release|rewind/i.test(shown)) {
+        out.headline = shown;
+      }
+    }
+  }
+  return out;
+}
+"""
+
+
+def test_a_link_reproduces_the_demo(browser, server_url):
+    first = browser.new_page(viewport={"width": 1440, "height": 900})
+    first.goto(server_url)
+    wait_for_app(first)
+    assert urllib.parse.urlparse(first.url).query == ""  # the defaults give a bare address
+    handle = first.locator(".noUi-handle").first  # epsilon
+    handle.focus()
+    handle.press("End")
+    first.wait_for_function("() => location.search.includes('eps=50')", timeout=WAIT)
+    first.get_by_text("private check (RAT)", exact=True).first.click()
+    first.wait_for_function("() => location.search.includes('stop=rat')", timeout=WAIT)
+    for _ in range(3):
+        first.locator(".rewind-forward button").first.click()
+    first.wait_for_function("() => location.search.includes('release=4')", timeout=WAIT)
+    show_tab(first, "Experiments")
+    first.get_by_text("mean", exact=True).first.click()
+    first.wait_for_function(
+        "() => location.search.includes('task=mean') && location.search.includes('tab=4')", timeout=WAIT
+    )
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(first.url).query)
+    assert query["eps"] == ["50"]  # shortest exact form: not 49.99999999999999
+    assert set(query) == {"eps", "stop", "release", "tab", "task"}, query  # defaults left out
+    expected = first.evaluate(CONTROLS_JS)
+    assert expected["readout"].startswith("Release 4 of 120") and "headline" in expected
+
+    second = browser.new_page(viewport={"width": 1440, "height": 900})
+    second.goto(first.url)
+    second.wait_for_function(
+        "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].get_model_by_name('experiment-bm')"
+        " && Bokeh.documents[0].get_model_by_name('experiment-bm').data.x.length > 0",
+        timeout=120_000,
+    )
+    second.wait_for_function(
+        "() => Object.values(({CONTROLS_JS})()).some(v => v.includes('Release 4 of'))".replace(
+            "{CONTROLS_JS}", CONTROLS_JS
+        ),
+        timeout=WAIT,
+    )
+    got = second.evaluate(CONTROLS_JS)
+    assert {k: v for k, v in got.items() if expected.get(k) != v} == {}
+    assert set(got) == set(expected)
+    assert second.evaluate(CONTROLS_JS) == expected
+    assert urllib.parse.parse_qs(urllib.parse.urlparse(second.url).query) == query
+    # Reset gives a bare address again
+    second.get_by_text("Reset", exact=True).first.click()
+    second.wait_for_function("() => !location.search.includes('eps=')", timeout=WAIT)
+    first.close()
+    second.close()

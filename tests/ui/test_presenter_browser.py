@@ -1,0 +1,190 @@
+"""The live demo never surprises the presenter: one frame everywhere, legends keep their symbols,
+large type from a link, presenter mode and keys (issue 22)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.ui.conftest import show_tab, wait_for_app
+
+pytestmark = pytest.mark.ui
+
+WAIT = 60_000
+
+# the release each part of the rewind shows: the dot (by its noise variance), the slider, the
+# readout's "Release k of N" and the series markers (spans at release k)
+FRAME_STATE_JS = """
+() => {
+  const doc = Bokeh.documents[0];
+  const frames = doc.get_model_by_name('rewind-frames').data;
+  const now = doc.get_model_by_name('rewind-now').data;
+  const dot = frames.t.indexOf(now.t[0]) + 1;
+  const spans = [];
+  for (const m of doc.all_models) {
+    if (m.name === 'rewind-marker') { spans.push(m.location); }
+  }
+  let slider = null;
+  for (const m of doc.all_models) {
+    if (m.type === 'Slider' && m.title === 'release') { slider = m.value + 1; }
+  }
+  return {dot, slider, spans};
+}
+"""
+
+
+def readout_release(page):
+    text = page.locator("text=/Release \\d+ of 120/").first.inner_text(timeout=WAIT)
+    return int(re.search(r"Release (\d+) of", text).group(1))
+
+
+def frame_state(page):
+    state = page.evaluate(FRAME_STATE_JS)
+    state["readout"] = readout_release(page)
+    return state
+
+
+def assert_one_frame(state):
+    assert len(set(state["spans"])) == 1, state
+    assert state["dot"] == state["slider"] == state["readout"] == state["spans"][0], state
+
+
+def press(page, action):
+    page.locator(f".rewind-{action} button").first.click()
+
+
+def test_pause_and_step_show_one_frame_everywhere(watched_page, server_url):
+    """Pause after Rewind used to leave the dot at release 57 and the readout and slider at 51; a
+    step then moved from the slider's release, not the dot's."""
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    press(page, "play")
+    page.wait_for_function(
+        "() => { const f = window.noiselabFrames || []; return f.length && f[f.length - 1][0] >= 24; }",
+        timeout=WAIT,
+    )
+    press(page, "pause")
+    page.wait_for_function(f"() => {{ const s = ({FRAME_STATE_JS})(); return s.dot === s.slider; }}", timeout=WAIT)
+    paused = frame_state(page)
+    assert_one_frame(paused)
+    press(page, "forward")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {paused['slider'] + 1}", timeout=WAIT)
+    assert_one_frame(frame_state(page))
+    press(page, "back")
+    press(page, "back")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {paused['slider'] - 1}", timeout=WAIT)
+    stepped = frame_state(page)
+    assert_one_frame(stepped)
+    # a tab switch and back keeps the frame
+    show_tab(page, "Privacy boundaries")
+    show_tab(page, "Brownian rewind")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {stepped['slider']}", timeout=WAIT)
+    assert_one_frame(frame_state(page))
+    # a settings change redraws the same release from the new frames
+    page.get_by_text("d = 2", exact=True).first.click()
+    page.wait_for_function(
+        "() => Bokeh.documents[0].get_model_by_name('rewind-path').data.y.some(v => v !== 0)", timeout=WAIT
+    )
+    page.wait_for_function(
+        f"() => {{ const s = ({FRAME_STATE_JS})(); return s.dot === {stepped['slider']}; }}", timeout=WAIT
+    )
+    assert_one_frame(frame_state(page))
+    page.screenshot(path="/tmp/pres/legend.png")
+    assert page.problems == []
+
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+LARGE = "() => document.body.classList.contains('noiselab-large')"
+NOT_LARGE = "() => !document.body.classList.contains('noiselab-large')"
+
+
+def test_large_type_from_a_link_follows_the_toggle_and_reset(watched_page, server_url):
+    """?big=true enlarged the plots but not the text; the toggle then worked backwards, and Reset left
+    the text large while the toggle said off."""
+    page = watched_page
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(server_url + "?big=true")
+    wait_for_app(page)
+    page.wait_for_function(LARGE, timeout=WAIT)
+    page.screenshot(path=str(ASSETS / "large-type-1024x768.png"))
+    toggle = page.get_by_text("Large type (projector)").first
+    toggle.click()
+    page.wait_for_function(NOT_LARGE, timeout=WAIT)
+    page.wait_for_function("() => !location.search.includes('big')", timeout=WAIT)
+    toggle.click()
+    page.wait_for_function(LARGE, timeout=WAIT)
+    page.get_by_text("Reset", exact=True).first.click()
+    page.wait_for_function(NOT_LARGE, timeout=WAIT)
+    page.wait_for_function("() => location.search === ''", timeout=WAIT)
+    assert page.problems == []
+
+
+def in_view(page, locator):
+    box = locator.bounding_box(timeout=WAIT)
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= page.viewport_size["height"]
+
+
+def test_presenter_mode_puts_the_plot_and_its_controls_on_the_first_screen(watched_page, server_url):
+    page = watched_page
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(server_url + "?present=1")
+    wait_for_app(page)
+    page.wait_for_function(
+        "() => ['noiselab-present', 'noiselab-large'].every(c => document.body.classList.contains(c))",
+        timeout=WAIT,
+    )
+    page.wait_for_function(
+        "() => !document.getElementById('sidebar') || document.getElementById('sidebar').offsetWidth === 0",
+        timeout=WAIT,
+    )
+    play = page.locator(".rewind-play button").first
+    assert in_view(page, play)
+    figure = page.locator(".bk-Figure").first
+    box = figure.bounding_box(timeout=WAIT)
+    # the walk's plot area (the figure without its legend rows) is on the first screen
+    assert box["y"] < 400 and box["y"] + 0.75 * box["height"] <= 768, box
+    page.screenshot(path=str(ASSETS / "presenter-1024x768.png"))
+    # P leaves presenter mode (the address follows), and P again comes back
+    page.keyboard.press("p")
+    page.wait_for_function("() => !document.body.classList.contains('noiselab-present')", timeout=WAIT)
+    page.wait_for_function("() => !location.search.includes('present')", timeout=WAIT)
+    page.keyboard.press("p")
+    page.wait_for_function("() => location.search.includes('present=1')", timeout=WAIT)
+    assert page.problems == []
+
+
+def test_keys_step_play_and_open_tabs_but_never_while_typing(watched_page, server_url):
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    page.locator("body").click(position={"x": 700, "y": 5})  # the page, not a box, has the keyboard
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === 3", timeout=WAIT)
+    assert_one_frame(frame_state(page))
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === 120", timeout=WAIT)
+    page.keyboard.press("Home")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === 1", timeout=WAIT)
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().dot >= 15", timeout=WAIT)
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => {{ const s = ({FRAME_STATE_JS})(); return s.dot === s.slider; }}", timeout=WAIT)
+    paused = frame_state(page)
+    assert_one_frame(paused)
+    assert 1 < paused["slider"] < 120  # paused midway
+    page.keyboard.press("2")
+    page.wait_for_function("() => location.search.includes('tab=1')", timeout=WAIT)
+    # typing a 5 into the seed box changes the seed, not the tab
+    seed = page.locator("input[type=text], input[inputmode]").filter(has_text="").first
+    box = page.get_by_label("seed").first if page.get_by_label("seed").count() else seed
+    box.click()
+    box.press("End")
+    box.type("5")
+    box.press("Enter")
+    page.wait_for_function("() => location.search.includes('seed=5')", timeout=WAIT)
+    assert "tab=1" in page.url
+    assert page.problems == []
