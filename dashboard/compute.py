@@ -271,7 +271,7 @@ def _size_of(value, depth: int = 0, seen: set | None = None) -> int:
     if isinstance(value, list | tuple | set | frozenset):
         elements = list(value)[:100] if not isinstance(value, list | tuple) else value[:100]
         part = sum(_size_of(item, depth + 1, seen) for item in elements)
-        return sys.getsizeof(value) + part * len(value) // max(len(items), 1)
+        return sys.getsizeof(value) + part * len(value) // max(len(elements), 1)
     size = sys.getsizeof(value)
     attributes = getattr(value, "__dict__", None)
     if attributes is not None:
