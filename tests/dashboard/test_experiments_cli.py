@@ -28,7 +28,7 @@ def test_cli_writes_csv_and_html(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_cli_sweeps_on_dask_give_the_same_files(tmp_path):
     """--dask-scheduler runs both sweeps on the cluster: same seeds, so the same numbers as here."""
     import pytest
@@ -44,7 +44,7 @@ def test_cli_sweeps_on_dask_give_the_same_files(tmp_path):
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_cli_worker_processes_give_the_same_files(tmp_path):
     args = ["--task", "mean", "--trials", "60", "--levels", "6", "--seed", "5"]
     main([*args, "--out", str(tmp_path / "one")])
@@ -180,7 +180,7 @@ def _wait_for(condition, seconds):
     return value
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the run's processes in /proc")
 @pytest.mark.parametrize(
     ("signum", "to_group"), [(signal.SIGTERM, False), (signal.SIGINT, True), (signal.SIGINT, False)]

@@ -24,7 +24,7 @@ PARAMS = [
 
 
 @pytest.mark.parametrize("params", PARAMS)
-@pytest.mark.slow
+@pytest.mark.oracle
 def test_pdf_matches_fourier_inversion(params):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
@@ -44,7 +44,7 @@ def test_pdf_matches_fourier_inversion(params):
 
 
 @pytest.mark.parametrize("params", [(0.3, 0.1, 2.0), LOCAL_SEARCH_SETS[8][0], (1.0, 1e-3, 1e-3)])
-@pytest.mark.slow
+@pytest.mark.oracle
 def test_pdf_matches_second_oracle_fourier(params):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
@@ -54,7 +54,7 @@ def test_pdf_matches_second_oracle_fourier(params):
 
 
 @pytest.mark.parametrize("params", [PARAMS[0], PARAMS[4], PARAMS[7], PARAMS[9]])
-@pytest.mark.slow
+@pytest.mark.oracle
 def test_sf_and_cdf_match_gil_pelaez(params):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
@@ -118,7 +118,7 @@ def test_figure3_ratios_for_eps6_set():
     np.testing.assert_allclose(ratios, [0.7563, 1.0000, 1.3717, 1.6988, 2.0077], atol=5e-5)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_privacy_loss_not_at_zero_for_lemma3_eps5():
     dist = Arete.from_lemma3(5.0)
     at_zero = dist.logpdf(0.0) - dist.logpdf(1.0)
@@ -205,7 +205,7 @@ ORACLE_SUP_CASES = [
 ]
 
 
-@pytest.mark.slow
+@pytest.mark.oracle
 @pytest.mark.parametrize(
     ("params", "d", "grid"), ORACLE_SUP_CASES, ids=["eps6-set-d1", "lemma3-eps5-d1", "lemma3-eps5-d0.5"]
 )

@@ -31,7 +31,7 @@ def test_shared_distribution_checks(params):
     checks.assert_follows_at(samples, dist, np.quantile(samples, np.linspace(0.05, 0.95, 19)))
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize("params", SHARE_SUMS, ids=str)
 def test_samples_follow_cdf(params):
     # ... and the full KS test here
@@ -39,7 +39,7 @@ def test_samples_follow_cdf(params):
 
 
 @pytest.mark.parametrize("params", SHARE_SUMS)
-@pytest.mark.slow
+@pytest.mark.oracle
 def test_share_sum_density_matches_fourier(params):
     dist = ShareSum(*params)
     for t in (0.0, 0.01, 0.3, 1.0, 3.0, 12.0):
@@ -55,7 +55,7 @@ def test_full_participation_is_the_arete():
     assert full.mean_abs() == pytest.approx(arete.mean_abs(), rel=1e-9)
 
 
-@pytest.mark.slow
+@pytest.mark.oracle
 def test_laplace_shares_closed_form():
     lap = Laplace(0.4)
     np.testing.assert_allclose(
@@ -66,7 +66,7 @@ def test_laplace_shares_closed_form():
         assert half.pdf(t) == pytest.approx(fourier_pdf(t, 0.0, 1.0, 0.75, 0.4), rel=1e-9)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_privacy_loss_against_dense_grid_and_singular_regime():
     dist = arete_dropout(Arete(*EPS6), fraction=0.8)
     brute, _ = checks.grid_privacy_loss(dist, 1.0)  # the search against its own logpdf
@@ -91,7 +91,7 @@ def test_dropout_matches_monte_carlo_sums_of_shares(rng):
         assert inside == pytest.approx(1 - 2 * dist.sf(r), abs=4 * math.sqrt(inside * (1 - inside) / shares.size))
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_dropout_curves_shape_and_monotone():
     curves = dropout_curves(Arete(*EPS6), n=10, fractions_present=[1.0, 0.9, 0.8, 0.7])
     eps = curves["arete_epsilon"]
@@ -112,7 +112,7 @@ def test_bad_dropout_input():
         ShareSum(0.2, -1.0, 0.5, 1.0)
 
 
-@pytest.mark.slow
+@pytest.mark.oracle
 def test_oracle_module_is_independent():
     # the real-space oracle of the foundation tests agrees with the share-sum engine too
     dist = arete_dropout(Arete(0.3, 0.5, 0.2), fraction=1.0)

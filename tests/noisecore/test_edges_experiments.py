@@ -259,14 +259,14 @@ def test_loaders_at_the_edges(tmp_path_factory, loader, data):
         assert any(name in str(exc) for name in names) or "cannot be read" in str(exc), str(exc)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @settings(SWEEP, max_examples=25)
 @given(epsilon=st.sampled_from(NASTY))
 def test_frontier_row_at_the_edges(epsilon):
     outcome(lambda: _without_lemma3(frontier.frontier_row(epsilon)), ["epsilon"])
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @settings(SWEEP, max_examples=25)
 @given(data=st.data())
 def test_frontier_compute_at_the_edges(data):
