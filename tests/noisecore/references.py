@@ -3,9 +3,11 @@ by ``make_references.py`` and read from ``data/references.json`` by the tests (t
 
 Every stored value comes from an oracle (mpmath), never from noisecore. Three modes:
 
-- default: read the stored value (a missing one fails, naming the script to run);
+- default: read the stored value (one not stored yet is computed with mpmath, as before, and the
+  terminal summary of a run without pytest-xdist names it: run the script to store it);
 - ``--recompute-oracles``: compute the value with mpmath and fail unless the stored one agrees;
-- ``--write-oracles`` (used by ``make_references.py``): compute every value and rewrite the file.
+- ``--write-oracles`` (used by ``make_references.py``): compute every value and write it to a part file
+  per process, which the script joins into the stored file.
 """
 
 from __future__ import annotations
@@ -54,33 +56,41 @@ class References:
     """The ``reference`` fixture: ``reference("arete_pdf", t, alpha, theta, lam, dps=40)`` is the stored
     value of ``oracles.arete_pdf(t, alpha, theta, lam, dps=40)`` as a float (a list for a tuple)."""
 
-    def __init__(self, mode: str = "stored", path: Path = DATA) -> None:
-        self.mode, self.path = mode, path
+    def __init__(self, mode: str = "stored", path: Path = DATA, part: Path | None = None) -> None:
+        self.mode, self.path, self.part = mode, path, part or path.with_name(f"{path.stem}.main.part.json")
         self.stored: dict[str, float | list[float]] = {}
         if path.exists():
-            self.stored = json.loads(path.read_text())["values"]
+            self.stored = read(path)
         self.written: dict[str, float | list[float]] = {}
+        self.live: list[str] = []
 
     def __call__(self, oracle: str, *args: object, **kwargs: object) -> float | list[float]:
         name = key(oracle, *args, **kwargs)
         if self.mode == "stored":
-            if name not in self.stored:
-                raise LookupError(f"no stored reference {name}: run python tests/noisecore/make_references.py")
-            return self.stored[name]
+            if name in self.stored:
+                return self.stored[name]
+            self.live.append(name)  # not stored yet: computed with mpmath as before, and named in the summary
+            return _plain(getattr(oracles, oracle)(*args, **kwargs))
         fresh = _plain(getattr(oracles, oracle)(*args, **kwargs))
         if self.mode == "write":
             self.written[name] = fresh
+            write(self.written, self.part)  # at once: a stopped run keeps what it computed
         elif name not in self.stored or not _agree(self.stored[name], fresh):
             raise AssertionError(f"stored {name} = {self.stored.get(name)!r}, mpmath now gives {fresh!r}")
         return fresh
 
-    def write(self) -> None:
-        """Rewrite the file with the values computed in this run (``--write-oracles``)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        document = {
-            "about": "mpmath references of tests/noisecore/oracles.py, written by tests/noisecore/make_references.py; "
-            "never computed by noisecore. Keys: oracle(arguments at 15 digits, keywords).",
-            "mpmath": mp.__version__,
-            "values": dict(sorted(self.written.items())),
-        }
-        self.path.write_text(json.dumps(document, indent=1) + "\n")
+
+def write(values: dict[str, float | list[float]], path: Path = DATA) -> None:
+    """Write references as the stored file's JSON document."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        "about": "mpmath references of tests/noisecore/oracles.py, written by tests/noisecore/make_references.py; "
+        "never computed by noisecore. Keys: oracle(arguments at 15 digits, keywords).",
+        "mpmath": mp.__version__,
+        "values": dict(sorted(values.items())),
+    }
+    path.write_text(json.dumps(document, indent=1) + "\n")
+
+
+def read(path: Path = DATA) -> dict[str, float | list[float]]:
+    return json.loads(path.read_text())["values"]

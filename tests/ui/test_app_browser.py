@@ -449,8 +449,9 @@ def test_bad_address_values_are_named_and_the_rest_applied(watched_page, server_
 
 
 def click_and_wait_for_the_server(page, label):
-    """Click a button whose job disables it while it runs, and wait until the server has disabled it
-    (it has started the job; the job may already have ended)."""
+    """Click a button whose job shows a spinner on it while it runs (Panel's ``loading``: the model's
+    ``pn-loading`` class), and wait until the server has shown it (it has started the job; the job may
+    already have ended)."""
     page.wait_for_function(
         "(label) => window.Bokeh && Bokeh.documents.length > 0 && [...Bokeh.documents[0].all_models].some("
         "(m) => m.label === label)",
@@ -461,7 +462,9 @@ def click_and_wait_for_the_server(page, label):
         """(label) => {
         const button = [...Bokeh.documents[0].all_models].find((m) => m.label === label);
         window.__busy = false;
-        button.connect(button.properties.disabled.change, () => { if (button.disabled) window.__busy = true; });
+        button.change.connect(() => {
+            if (button.css_classes.includes('pn-loading') || button.disabled) window.__busy = true;
+        });
     }""",
         label,
     )
