@@ -120,6 +120,7 @@ def test_cli_replaces_the_whole_set_and_leaves_no_temporary_files(tmp_path):
     assert new["mean_tradeoff.csv"] != old["mean_tradeoff.csv"] and new["mean_summary.csv"] != old["mean_summary.csv"]
 
 
+@pytest.mark.sweep  # over 2 s serially
 @pytest.mark.parametrize("fail_at", [1, 3, 4])
 def test_cli_disk_full_leaves_the_old_outputs_whole(tmp_path, capsys, monkeypatch, fail_at):
     """A full disk while writing the new set (ENOSPC when the n-th file is flushed to disk, its
@@ -227,6 +228,7 @@ def test_cli_signal_stops_the_workers(tmp_path, signum, to_group):
     assert _snapshot(tmp_path) == old
 
 
+@pytest.mark.sweep  # over 2 s serially
 def test_a_signal_during_the_renames_waits_until_the_set_is_replaced(tmp_path, capsys, monkeypatch):
     """SIGTERM at the first rename: all four files are still replaced, then the run stops."""
     main([*ARGS, "--seed", "1", "--out", str(tmp_path)])

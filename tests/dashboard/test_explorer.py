@@ -260,6 +260,7 @@ def test_the_papers_files_are_offered_when_the_server_has_them(tmp_path, monkeyp
         prepare(ExperimentSpec(task="ridge", source="twitter"))
 
 
+@pytest.mark.sweep  # over 2 s serially
 def test_log_axes_label_one_two_five_of_each_decade():
     """Bokeh's log ticker labelled only decades (on 0.16-5 only 1, on 0.2-1.5 only 0.5 and 1); both
     epsilon axes now carry 1, 2 and 5 of every decade, each figure with its own ticker model."""
@@ -272,6 +273,7 @@ def test_log_axes_label_one_two_five_of_each_decade():
     view.cancel_all()
 
 
+@pytest.mark.sweep  # over 2 s serially
 def test_changing_a_run_setting_says_press_run_until_the_plots_match():
     """Clicking "ridge" changed nothing on screen: the logistic plots stayed under a ridge label. The
     status now names the change and says the plots show the last run; going back restores it, and
