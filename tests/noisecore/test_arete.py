@@ -44,7 +44,6 @@ def test_pdf_matches_fourier_inversion(params, reference):
 
 
 @pytest.mark.parametrize("params", [(0.3, 0.1, 2.0), LOCAL_SEARCH_SETS[8][0], (1.0, 1e-3, 1e-3)])
-@pytest.mark.oracle
 def test_pdf_matches_second_oracle_fourier(params, reference):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
@@ -54,7 +53,6 @@ def test_pdf_matches_second_oracle_fourier(params, reference):
 
 
 @pytest.mark.parametrize("params", [PARAMS[0], PARAMS[4], PARAMS[7], PARAMS[9]])
-@pytest.mark.oracle
 def test_sf_and_cdf_match_gil_pelaez(params, reference):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
@@ -205,7 +203,6 @@ ORACLE_SUP_CASES = [
 ]
 
 
-@pytest.mark.oracle
 @pytest.mark.parametrize(
     ("params", "d", "grid"), ORACLE_SUP_CASES, ids=["eps6-set-d1", "lemma3-eps5-d1", "lemma3-eps5-d0.5"]
 )
