@@ -25,8 +25,44 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# The slow tier, by kind: every slow test carries one of these markers, and `slow` is their union
+# (added here), so `pytest -m "not slow"` is the fast loop and `-m oracle` (say) one kind of the slow tier.
+KINDS = ("notebook", "ui", "subprocess", "oracle", "sweep")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--recompute-oracles",
+        action="store_true",
+        help="recompute the stored mpmath references (tests/noisecore/data) and compare them with the files",
+    )
+    parser.addoption(
+        "--write-oracles",
+        action="store_true",
+        help="recompute the stored mpmath references and rewrite the files (tests/noisecore/make_references.py)",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the markers added here are selectable
 def pytest_collection_modifyitems(config, items):
-    """Browser tests belong to the slow tier: `pytest -m "not slow"` is the fast loop."""
+    """Add `slow` to every test of a slow kind; refuse a `slow` test without a kind. Under pytest-xdist,
+    send the slow kinds first (longest kinds first), so no long test starts last on an idle machine."""
+    unkinded = []
     for item in items:
-        if item.get_closest_marker("ui") is not None:
+        kinds = [kind for kind in KINDS if item.get_closest_marker(kind) is not None]
+        if kinds:
             item.add_marker(pytest.mark.slow)
+        elif item.get_closest_marker("slow") is not None:
+            unkinded.append(item.nodeid)
+        if "reference" in item.fixturenames:
+            item.add_marker(pytest.mark.recompute)
+    if unkinded:
+        raise pytest.UsageError(
+            f"slow tests need a kind marker ({', '.join(KINDS)}); `slow` alone: " + ", ".join(unkinded)
+        )
+    if hasattr(config, "workerinput"):  # an xdist worker: every worker sorts alike, so collections agree
+
+        def rank(item):
+            return next((k for k, kind in enumerate(KINDS) if item.get_closest_marker(kind)), len(KINDS))
+
+        items.sort(key=rank)  # stable: file order within a kind

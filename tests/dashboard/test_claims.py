@@ -118,7 +118,7 @@ class Counter:
         assert condition, message
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_rewind_claims_over_random_settings():
     """The rewind's headline and readout at 320 random settings: the cost is psi(T_N) (recomputed from the
     closed form), the baseline is the exact composition (recomputed), "Nx more" appears only when the
@@ -187,7 +187,7 @@ def test_rewind_claims_over_random_settings():
     assert check.checks > 1000, check.checks
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_boundary_claims_over_random_settings():
     """Boundaries at 320 random settings: the headline's "stopping whenever you like costs xN" is >= 1
     for both boundaries, the readout's pDP variance is >= the DP one, and the crossing readout's frequency
@@ -210,7 +210,7 @@ def staircase_mean_abs(epsilon, D):
     return D * math.exp(epsilon / 2) / math.expm1(epsilon)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_noise_claims_over_random_settings():
     """The noise headline at 320 random settings (each Arete source): Laplace's and the Staircase's E|Z|
     match their closed forms; a headline compares the Arete with Laplace only when the Arete shown is
@@ -258,7 +258,7 @@ def test_noise_claims_over_random_settings():
     assert all(count > 0 for count in shown.values()), shown
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_rat_claims_over_random_settings():
     """The RAT tab at 320 random settings (200 runs each): "less than" / "more than" follow the medians,
     every percentage the headline states is the study's, and each run's readout calls a halt false
@@ -281,7 +281,7 @@ def test_rat_claims_over_random_settings():
             assert ("false halt" in readout.text) == bool(run.error[run.stop_round - 1] > run.target)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_the_tour_says_what_its_views_show():
     """Each tour step's sentences against the view it opens: step 2's baseline is the exact composition
     the rewind headline names; step 3's delta = 0.05 paths cross at most delta overall and about delta/2

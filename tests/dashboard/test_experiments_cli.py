@@ -28,7 +28,7 @@ def test_cli_writes_csv_and_html(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_cli_sweeps_on_dask_give_the_same_files(tmp_path):
     """--dask-scheduler runs both sweeps on the cluster: same seeds, so the same numbers as here."""
     import pytest
@@ -44,7 +44,7 @@ def test_cli_sweeps_on_dask_give_the_same_files(tmp_path):
         assert (tmp_path / "dask" / name).read_text() == (tmp_path / "local" / name).read_text()
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_cli_worker_processes_give_the_same_files(tmp_path):
     args = ["--task", "mean", "--trials", "60", "--levels", "6", "--seed", "5"]
     main([*args, "--out", str(tmp_path / "one")])
@@ -120,6 +120,7 @@ def test_cli_replaces_the_whole_set_and_leaves_no_temporary_files(tmp_path):
     assert new["mean_tradeoff.csv"] != old["mean_tradeoff.csv"] and new["mean_summary.csv"] != old["mean_summary.csv"]
 
 
+@pytest.mark.sweep  # over 2 s serially
 @pytest.mark.parametrize("fail_at", [1, 3, 4])
 def test_cli_disk_full_leaves_the_old_outputs_whole(tmp_path, capsys, monkeypatch, fail_at):
     """A full disk while writing the new set (ENOSPC when the n-th file is flushed to disk, its
@@ -180,7 +181,7 @@ def _wait_for(condition, seconds):
     return value
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the run's processes in /proc")
 @pytest.mark.parametrize(
     ("signum", "to_group"), [(signal.SIGTERM, False), (signal.SIGINT, True), (signal.SIGINT, False)]
@@ -227,6 +228,7 @@ def test_cli_signal_stops_the_workers(tmp_path, signum, to_group):
     assert _snapshot(tmp_path) == old
 
 
+@pytest.mark.sweep  # over 2 s serially
 def test_a_signal_during_the_renames_waits_until_the_set_is_replaced(tmp_path, capsys, monkeypatch):
     """SIGTERM at the first rename: all four files are still replaced, then the run stops."""
     main([*ARGS, "--seed", "1", "--out", str(tmp_path)])

@@ -31,7 +31,7 @@ def small_csv(rows=120, seed=0) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_worker_processes_give_the_same_numbers():
     task = default_task("logistic", n=600, rng=0)
     eps = level_grid(0.2, 3.0, count=6)
@@ -62,7 +62,7 @@ def test_view_calls_match_the_one_call_run():
     assert prepared.task.n == 60 and prepared.task.d == 3
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_uploaded_table_runs_in_the_view():
     view = ExperimentsView(Settings(), active=True)
     first = view.result
@@ -101,7 +101,7 @@ def shown(pane) -> str:
         (b"1" * (MAX_UPLOAD_BYTES + 1), "bad.csv is 15.0 MB; files up to 15.0 MB are accepted"),
     ],
 )
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_bad_uploads_are_named_and_replace_the_last_file(content, message):
     """Each refusal is named (an empty file was once ignored silently, and Run then used the file
     before it); the settings and the last result stay."""
@@ -117,14 +117,14 @@ def test_bad_uploads_are_named_and_replace_the_last_file(content, message):
     assert view.result is before and view.config.trials == 250
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_a_file_the_browser_kept_back_is_named():
     view = ExperimentsView(Settings(), active=True)
     view.file_input.param.update(value=None, filename="big.csv", mime_type=f"{TOO_LARGE_TYPE};size=31457280")
     assert "big.csv is 31.5 MB; files up to 15.0 MB are accepted. It was not sent." in shown(view.alert)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_markup_in_a_file_is_shown_as_text():
     """A file name, a column name or a cell carrying markup reaches the status and the alerts as text."""
     payload = '<img src=x onerror="window.__xss=1">'
@@ -140,7 +140,7 @@ def test_markup_in_a_file_is_shown_as_text():
     assert f"column 'b': '{payload[:30]}' is not a number" in shown(view.alert)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_a_refused_run_resets_its_status():
     view = ExperimentsView(Settings(), active=True)
     view.config.source = "upload"  # no file: prepare refuses
@@ -158,7 +158,7 @@ def test_a_refused_run_resets_its_status():
         ({"target_column": "label", "task": "logistic", "target": 1e-9}, "unreachable"),
     ],
 )
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_unusable_data_or_target_is_named(change, message):
     view = ExperimentsView(Settings(), active=True)
     before = view.result
@@ -196,7 +196,7 @@ def test_headline_says_when_a_mechanism_stops_at_the_grids_lowest_level():
         assert "lowest level" not in experiments_headline(wide, delta=1e-6).text
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_default_screen_tells_the_story_over_seeds():
     """At the first screen's settings (logistic, synthetic, 100 trials, 30 levels from 0.16 to 5): BM
     reaches the target at a lower median ex-post epsilon than LNR, and RAT's median is below
@@ -214,7 +214,7 @@ def test_default_screen_tells_the_story_over_seeds():
     assert wins_bm == 10 and wins_rat == 10
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize(("levels", "count"), [((0.16, 20.0), 10), ((0.16, 20.0), 60), ((0.16, 0.5), 10)])
 def test_headline_words_follow_the_numbers_at_the_slider_ends(levels, count):
     """At the grid's extremes the comparison can go either way (on 10 levels up to 20 both
@@ -260,6 +260,7 @@ def test_the_papers_files_are_offered_when_the_server_has_them(tmp_path, monkeyp
         prepare(ExperimentSpec(task="ridge", source="twitter"))
 
 
+@pytest.mark.sweep  # over 2 s serially
 def test_log_axes_label_one_two_five_of_each_decade():
     """Bokeh's log ticker labelled only decades (on 0.16-5 only 1, on 0.2-1.5 only 0.5 and 1); both
     epsilon axes now carry 1, 2 and 5 of every decade, each figure with its own ticker model."""
@@ -272,6 +273,7 @@ def test_log_axes_label_one_two_five_of_each_decade():
     view.cancel_all()
 
 
+@pytest.mark.sweep  # over 2 s serially
 def test_changing_a_run_setting_says_press_run_until_the_plots_match():
     """Clicking "ridge" changed nothing on screen: the logistic plots stayed under a ridge label. The
     status now names the change and says the plots show the last run; going back restores it, and

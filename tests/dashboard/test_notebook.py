@@ -30,7 +30,7 @@ def external_links(nb) -> list[str]:
     return found
 
 
-@pytest.mark.slow
+@pytest.mark.notebook
 def test_tour_notebook_executes():
     nb = execute_tour()
     outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]

@@ -147,6 +147,7 @@ def test_frontier_view(records):
     np.testing.assert_array_equal(_xy(variance["Staircase"])[1], table["staircase_var"])
 
 
+@pytest.mark.sweep  # over 2 s serially for some views
 @pytest.mark.parametrize(
     "name",
     [

@@ -92,7 +92,7 @@ def test_views_show_plain_messages_not_exception_text():
     assert view.guarded(lambda: None) and not view.alert.visible
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_tour_steps_set_tab_and_settings():
     """Each step applies its settings on top of the defaults, opens its tab, and Next/Back move through
     all of them; the step number is a setting, so ?tour=k links to it."""
@@ -118,7 +118,7 @@ def test_tour_steps_set_tab_and_settings():
     assert fresh.tabs.active == TOUR[4].tab and fresh.settings.epsilon == TOUR[4].settings["epsilon"]
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_presets_and_glossary():
     lab = NoiseLab()
     select = lab.controls.objects[0]
@@ -145,7 +145,7 @@ def test_presets_and_glossary():
     assert html.count("<details>") == len(GLOSSARY)  # native disclosure: mouse, touch and keyboard
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_headlines_lead_every_view():
     lab = NoiseLab()
     for view in lab.views:
@@ -172,7 +172,7 @@ def _get(url, timeout=60):
             time.sleep(0.3)
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_installed_wheel_serves_a_session(tmp_path):
     """Build the wheel, install it outside the checkout (no editable paths), and serve one session:
     the frontier table, style sheet and fonts come from package data."""
@@ -220,7 +220,7 @@ def test_installed_wheel_serves_a_session(tmp_path):
     assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_panel_serve_of_the_app_file_works(tmp_path):
     """The README's second way to serve: `panel serve dashboard/app.py` (absolute imports, inlined assets).
     The page's session is dropped unused after a second: its end callbacks must run cleanly (they once

@@ -53,7 +53,7 @@ def scenarios(settings, rule="confidence", seeds=SEEDS):
 
 # --- rewind ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("settings", SETTINGS, ids=IDS)
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_public_stop_reads_no_private_data_and_meets_the_target_90_percent(settings):
     """Caption: the default stop reads only the public noise level, and says the release is within the
     target with probability 90%. Holds: identical stop for all 400 seeds (it reads no data); the release
@@ -95,7 +95,7 @@ def test_public_stop_at_the_defaults_lands_mid_rewind_and_beats_exact_compositio
 
 
 @pytest.mark.parametrize("settings", [BASE, {**BASE, "dim": 2}, {**BASE, "epsilon": 50.0}], ids=["d1", "d2", "eps50"])
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_the_expected_error_shrinks_though_one_path_may_wander(settings):
     """Caption: the expected error shrinks; one path may wander. Holds: the mean error over 400 seeds
     matches the closed form E||B(T)|| (d = 1: sqrt(2T/pi); d = 2: sqrt(pi T / 2)) within 4 s.e. at every
@@ -114,7 +114,7 @@ def test_the_expected_error_shrinks_though_one_path_may_wander(settings):
 
 
 @pytest.mark.parametrize("delta", [1e-6, 0.05, 0.5])
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_psi_bounds_the_loss_against_a_fixed_neighbour(delta):
     """Legend: psi bounds the realized loss against one fixed neighbour, at all releases at once, except
     with probability delta. Holds: in >= 1 - delta - 3 s.e. of 400 seeds. The loss is recomputed from the
@@ -131,7 +131,7 @@ def test_psi_bounds_the_loss_against_a_fixed_neighbour(delta):
     assert np.mean(ok) >= 1 - delta - 3 * se - 1e-12
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_peeking_is_a_counter_example():
     """Readout: stopping on the private error leaks, since a neighbour would stop at another release.
     Holds at the defaults in >= 20% of 400 seeds (26%; the neighbours f(x') = f(x) -+ D, same releases)."""
@@ -148,7 +148,7 @@ def test_peeking_is_a_counter_example():
     assert np.mean(differs) >= 0.20
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_private_check_pays_twice_the_last_release_and_is_swamped_by_its_noise():
     """Readout: the RAT stop costs 2 psi(T_N) (paper A, Corollary 5.2), for every seed; and, checking the
     error itself (sensitivity D), most halts miss the target: < 50% of 400 seeds meet it (29%)."""
@@ -309,7 +309,7 @@ DEFAULT_RAT = {"epsilon": DEFAULTS["epsilon"], "delta": DEFAULTS["delta"], "rho"
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_rat_at_the_defaults_halts_within_the_target_and_beats_above_threshold(seed):
     """Headline at the defaults (1,000 runs, three seeds): at most 22% of runs meet the target at the first
     round (measured 19-21%); RAT's median ex-post epsilon is below AboveThreshold's; >= 55% of RAT's halts
@@ -337,7 +337,7 @@ def test_rat_costs_more_than_above_threshold_at_high_epsilon():
     assert "more than" in rat_headline(study).text
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_vectorised_rat_agrees_with_the_round_by_round_class():
     """The study (vectorised Koufogiannis chain) and the single run (the core's ReducedAboveThreshold,
     one Laplace process per run) give the same stopping-round law: means within 4 s.e."""

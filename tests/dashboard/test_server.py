@@ -315,7 +315,7 @@ def _wait(predicate, timeout=20):
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
     port = free_port()
     log = tmp_path / "serve.log"
@@ -340,7 +340,7 @@ def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
     assert "Traceback" not in text, text[-3000:]
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_only_known_hosts_are_answered(tmp_path):
     port = free_port()
     log = tmp_path / "serve.log"
@@ -364,7 +364,7 @@ def test_only_known_hosts_are_answered(tmp_path):
     assert "Traceback" not in log.read_text()
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_ipv6_mixed_case_hosts_and_bad_addresses_never_give_500(tmp_path):
     """--address ::1 refused to start, an IPv6 Host header gave HTTP 500, a mixed-case --allow-host
     refused every request, and a query value of over 4,300 digits gave HTTP 500."""
@@ -397,7 +397,7 @@ def test_ipv6_mixed_case_hosts_and_bad_addresses_never_give_500(tmp_path):
     assert "Traceback" not in text and "ERROR" not in text, text[-3000:]
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_bad_options_give_a_plain_error():
     for args, message in (
         (["--num-procs", "0"], "num_procs must be a positive integer"),
@@ -414,7 +414,7 @@ def test_bad_options_give_a_plain_error():
         assert message in out.stderr and "Traceback" not in out.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_reload_spam_leaves_the_server_healthy(tmp_path):
     port = free_port()
     log = tmp_path / "serve.log"
@@ -440,7 +440,7 @@ def test_reload_spam_leaves_the_server_healthy(tmp_path):
     assert all(len(line) < 800 for line in text.splitlines())  # no value echoed whole into the log
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_warm_up_starts_what_the_tour_asks_for():
     """The server starts the tour's dropout curves and the RAT study at start-up; a session's later
     request for the same settings joins those computations (same future) instead of repeating them."""
@@ -558,7 +558,7 @@ def test_every_logger_keeps_the_line_cap():
     assert [len(message) for message in seen] == [510, 510]
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 @pytest.mark.parametrize("delay", [0.5, 3.0, None])
 def test_ctrl_c_prints_one_line(delay):
     """Ctrl+C while the server imports (seconds on a busy machine) printed a 20-40-line traceback;

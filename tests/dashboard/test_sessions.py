@@ -67,7 +67,7 @@ async def _cycles(server, base, count):
     gc.collect()
 
 
-@pytest.mark.slow
+@pytest.mark.subprocess
 def test_closed_pages_leave_nothing_behind():
     async def scenario():
         pool = ComputePool()

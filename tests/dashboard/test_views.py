@@ -41,7 +41,7 @@ def show(lab, view):
     lab.tabs.active = lab.views.index(view)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_all_views_render_clean(lab):
     for view in lab.views:
         show(lab, view)
@@ -88,7 +88,7 @@ def test_rewind_follows_settings_and_frames():
     assert view.fig_line.visible and not view.fig_plane.visible
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_heavy_views_refresh_on_commit_only():
     lab = NoiseLab()
     show(lab, lab.rat)
@@ -104,7 +104,7 @@ def test_heavy_views_refresh_on_commit_only():
     assert lab.rat.study is study_before  # deterministic results are cached, keyed by their inputs
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_noise_view_arete_sources():
     lab = NoiseLab()
     show(lab, lab.noise)
@@ -144,7 +144,7 @@ def test_reset_restores_defaults():
     assert lab.settings.as_query() == DEFAULTS
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_csv_exports():
     lab = NoiseLab()
     for view in lab.views:
@@ -157,7 +157,7 @@ def test_csv_exports():
         assert "nan" not in text.lower()
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_two_sessions_are_independent():
     first, second = NoiseLab(), NoiseLab()
     apps = [create_app(lab) for lab in (first, second)]
@@ -180,7 +180,7 @@ CORNERS = {
 }
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_slider_corner_sweep():
     """Every combination of extreme slider positions renders every view without error or NaN."""
     lab = NoiseLab()
@@ -206,7 +206,7 @@ def test_hidden_views_catch_up_when_shown():
     assert lab.boundaries.src_marks.data["eps"] == [4.0, 4.0]
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_noise_view_calibrated_arete_and_frontier():
     """The view calibrates the Arete at the slider's own epsilon (without a server the pool's call runs at
     once, so no placeholder stays on screen) and compares it with Laplace at that epsilon."""
@@ -226,7 +226,7 @@ def test_noise_view_calibrated_arete_and_frontier():
     assert len(frontier["eps"]) > 30 and np.all(np.diff(frontier["err"]) < 0)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_noise_view_dropout_curves():
     lab = NoiseLab()
     show(lab, lab.noise)

@@ -6,7 +6,7 @@ from scipy import integrate
 
 from noisecore import Arete, Laplace
 from tests.conftest import LOCAL_SEARCH_SETS
-from tests.noisecore import checks, oracles
+from tests.noisecore import checks
 
 # Corners of the accuracy domain alpha in [1e-4, 1], theta, lam in [1e-3, 10], plus Lemma 3.
 PARAMS = [
@@ -24,8 +24,8 @@ PARAMS = [
 
 
 @pytest.mark.parametrize("params", PARAMS)
-@pytest.mark.slow
-def test_pdf_matches_fourier_inversion(params):
+@pytest.mark.oracle
+def test_pdf_matches_fourier_inversion(params, reference):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
     big = max(theta, lam)
@@ -36,31 +36,29 @@ def test_pdf_matches_fourier_inversion(params):
     for t, v, lv in zip(ts, values, logs, strict=True):
         # each oracle where it is well conditioned: real-space near the centre, Fourier in the tails
         if t < 3 * big:
-            ref = float(oracles.arete_pdf_direct(t, alpha, theta, lam))
+            ref = reference("arete_pdf_direct", t, alpha, theta, lam)
         else:
-            ref = float(oracles.arete_pdf(t, alpha, theta, lam, dps=40))
+            ref = reference("arete_pdf", t, alpha, theta, lam, dps=40)
         assert v == pytest.approx(ref, rel=1e-9, abs=0), (params, t)
         assert lv == pytest.approx(math.log(ref), rel=1e-9, abs=1e-9), (params, t)
 
 
 @pytest.mark.parametrize("params", [(0.3, 0.1, 2.0), LOCAL_SEARCH_SETS[8][0], (1.0, 1e-3, 1e-3)])
-@pytest.mark.slow
-def test_pdf_matches_second_oracle_fourier(params):
+def test_pdf_matches_second_oracle_fourier(params, reference):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
     for t in (0.0, max(theta, lam), 20 * max(theta, lam)):
-        ref = float(oracles.arete_pdf(t, alpha, theta, lam, dps=40))
+        ref = reference("arete_pdf", t, alpha, theta, lam, dps=40)
         assert dist.pdf(t) == pytest.approx(ref, rel=1e-9, abs=0)
 
 
 @pytest.mark.parametrize("params", [PARAMS[0], PARAMS[4], PARAMS[7], PARAMS[9]])
-@pytest.mark.slow
-def test_sf_and_cdf_match_gil_pelaez(params):
+def test_sf_and_cdf_match_gil_pelaez(params, reference):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)
     big = max(theta, lam)
     for t in (0.3 * big, 3 * big, 20 * big):
-        ref = float(oracles.arete_sf(t, alpha, theta, lam, dps=40))
+        ref = reference("arete_sf", t, alpha, theta, lam, dps=40)
         assert dist.sf(t) == pytest.approx(ref, rel=1e-9)
         assert dist.cdf(-t) == pytest.approx(ref, rel=1e-9)
     assert dist.cdf(0.0) == pytest.approx(0.5, abs=1e-12)
@@ -118,7 +116,7 @@ def test_figure3_ratios_for_eps6_set():
     np.testing.assert_allclose(ratios, [0.7563, 1.0000, 1.3717, 1.6988, 2.0077], atol=5e-5)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_privacy_loss_not_at_zero_for_lemma3_eps5():
     dist = Arete.from_lemma3(5.0)
     at_zero = dist.logpdf(0.0) - dist.logpdf(1.0)
@@ -205,16 +203,15 @@ ORACLE_SUP_CASES = [
 ]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("params", "d", "grid"), ORACLE_SUP_CASES, ids=["eps6-set-d1", "lemma3-eps5-d1", "lemma3-eps5-d0.5"]
 )
-def test_privacy_loss_against_the_oracle_density(params, d, grid):
+def test_privacy_loss_against_the_oracle_density(params, d, grid, reference):
     """privacy_loss(d) = sup_t |log f(t) - log f(t + d)| with f the mpmath Fourier-inversion
     density (oracles.arete_privacy_loss: grid, then golden section to 1e-4 in t), not the code's
     density; with the tail limit d / max(theta, lam). Tolerance: relative 1e-8 both ways."""
     dist = _check_dist(params)
-    sup, argmax = oracles.arete_privacy_loss(dist.alpha, dist.theta, dist.lam, d, grid)
+    sup, argmax = reference("arete_privacy_loss", dist.alpha, dist.theta, dist.lam, d, grid)
     exact = max(float(sup), d / max(dist.theta, dist.lam))
     loss = dist.privacy_loss(d)
     assert loss >= exact * (1 - 1e-8), (loss, exact, float(argmax))

@@ -100,7 +100,7 @@ def test_constructor_accepts_or_refuses_by_name(alpha, theta, lam):
 
 @SWEEP
 @given(params=valid_params, x=nasty)
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_density_functions_on_nasty_x(params, x):
     dist = Arete(*params)
     for method in (dist.pdf, dist.logpdf, dist.sf, dist.cdf):
@@ -127,7 +127,7 @@ def test_characteristic_functions_on_nasty_s(params, s):
 
 @SWEEP
 @given(params=valid_params, d=nasty)
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_privacy_loss_on_nasty_distance(params, d):
     dist = Arete(*params)
     out = _call(lambda: dist.privacy_loss(d), ("distance",))
@@ -198,7 +198,7 @@ def test_calibrated_names_a_sensitivity_that_scales_out_of_range(sensitivity):
         Arete.calibrated(6.0, sensitivity=sensitivity)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize("epsilon", [1e-5, 1000.0])
 def test_calibrated_certifies_at_both_ends_of_its_range(epsilon):
     dist = Arete.calibrated(epsilon)
@@ -294,7 +294,7 @@ def test_far_tail_logpdf_against_mpmath(t):
     assert Arete(*EPS6).logpdf(t) == pytest.approx(float(mp.log(ref)), rel=1e-13)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     ("params", "t"),
     [

@@ -148,7 +148,7 @@ COMPOSITION_CASES = [
 ]
 
 
-@pytest.mark.slow
+@pytest.mark.oracle
 @pytest.mark.parametrize(("times", "delta", "D"), COMPOSITION_CASES)
 def test_gaussian_composition_matches_the_pld_accountant(times, delta, D):
     """(epsilon, delta)-DP of independent Gaussian releases composed exactly, against Google's

@@ -49,7 +49,7 @@ def test_release_lies_on_revealed_path():
     np.testing.assert_allclose(mech.path(times), path)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_bridge_and_path_covariance_is_min():
     times = [4.0, 2.5, 1.0, 0.3]
     extra = np.array([6.0, 3.0, 0.5, 0.2])
@@ -68,7 +68,7 @@ def test_bridge_and_path_covariance_is_min():
     assert np.abs(samples.mean(axis=0)).max() < 4.5 * np.sqrt(all_t.max() / len(rows))
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_bridge_conditional_law():
     # B(T') | B(T) ~ N((T'/T) B(T), T'(T - T')/T)
     T, Tp = 9.0, 4.0
@@ -83,7 +83,7 @@ def test_bridge_conditional_law():
     assert abs(np.corrcoef(resid, first)[0, 1]) < 0.05
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_realized_loss_distribution():
     """Theorem 3.4: for a shift of norm D at time T the loss is N(D^2/(2T), D^2/T)."""
     D, T = 1.3, 2.0
@@ -159,7 +159,7 @@ def test_chunked_store_stays_sorted_and_consistent(tiny_chunks):
     np.testing.assert_array_equal(mech.path(everything), np.array([seen[t] for t in everything]))
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_joint_law_through_every_store_operation(tiny_chunks):
     """Splice (a block in one gap), merge (points in many gaps), a small block before the first
     chunk, a point past the end: all sampled values together have covariance min(s, t), and the

@@ -86,7 +86,7 @@ def test_frontier_table_matches_a_fresh_computation(eps):
 
 
 @pytest.mark.parametrize(("eps", "objective"), [(4.5, "abs"), (16.3654, "abs"), (9.1, "var")])
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_table_warm_start_changes_speed_not_result(eps, objective):
     """The frontier-table warm start reaches the optimum the fixed starts reach, and certifies."""
     from noisecore import _arete_calibration as cal

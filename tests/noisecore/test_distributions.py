@@ -102,7 +102,7 @@ def test_staircase_reference_mean_abs(eps, expected):
 
 
 @pytest.mark.parametrize(("eps", "sens", "gamma"), [(1.0, 1.0, None), (3.0, 2.0, 0.3), (0.2, 0.5, 0.7)])
-@pytest.mark.slow
+@pytest.mark.oracle
 def test_staircase_moments_by_quadrature(eps, sens, gamma):
     dist = Staircase(eps, sensitivity=sens, gamma=gamma)
     g = dist.gamma

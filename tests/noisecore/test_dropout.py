@@ -7,13 +7,14 @@ import pytest
 from noisecore import Arete, Laplace
 from noisecore.dropout import ShareSum, arete_dropout, dropout_curves, laplace_dropout
 from tests.conftest import LOCAL_SEARCH_SETS
-from tests.noisecore import checks, oracles
+from tests.noisecore import checks
 
 EPS6 = LOCAL_SEARCH_SETS[6][0]
 
 
-def fourier_pdf(t, a, theta, b, lam):
-    return float(oracles.share_sum_pdf(t, a, theta, b, lam, dps=40))
+def fourier_pdf(reference, t, a, theta, b, lam):
+    """The share sum's density by Fourier inversion (oracles.share_sum_pdf at 40 digits), stored."""
+    return reference("share_sum_pdf", t, a, theta, b, lam, dps=40)
 
 
 # A few (a, theta, b, lam): paper B's eps = 6 set with 80% of the shares, a mixed one, one where the
@@ -31,7 +32,7 @@ def test_shared_distribution_checks(params):
     checks.assert_follows_at(samples, dist, np.quantile(samples, np.linspace(0.05, 0.95, 19)))
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize("params", SHARE_SUMS, ids=str)
 def test_samples_follow_cdf(params):
     # ... and the full KS test here
@@ -39,11 +40,11 @@ def test_samples_follow_cdf(params):
 
 
 @pytest.mark.parametrize("params", SHARE_SUMS)
-@pytest.mark.slow
-def test_share_sum_density_matches_fourier(params):
+@pytest.mark.oracle
+def test_share_sum_density_matches_fourier(params, reference):
     dist = ShareSum(*params)
     for t in (0.0, 0.01, 0.3, 1.0, 3.0, 12.0):
-        assert dist.pdf(t) == pytest.approx(fourier_pdf(t, *params), rel=1e-9, abs=0), t
+        assert dist.pdf(t) == pytest.approx(fourier_pdf(reference, t, *params), rel=1e-9, abs=0), t
 
 
 def test_full_participation_is_the_arete():
@@ -55,18 +56,18 @@ def test_full_participation_is_the_arete():
     assert full.mean_abs() == pytest.approx(arete.mean_abs(), rel=1e-9)
 
 
-@pytest.mark.slow
-def test_laplace_shares_closed_form():
+@pytest.mark.oracle
+def test_laplace_shares_closed_form(reference):
     lap = Laplace(0.4)
     np.testing.assert_allclose(
         laplace_dropout(0.4, fraction=1.0).pdf([0.0, 0.3, 2.0]), lap.pdf([0.0, 0.3, 2.0]), rtol=1e-12
     )
     half = laplace_dropout(0.4, fraction=0.75)  # GG(0.75, 0.4): Bessel-K closed form, checked against mpmath
     for t in (0.0, 0.2, 1.0):
-        assert half.pdf(t) == pytest.approx(fourier_pdf(t, 0.0, 1.0, 0.75, 0.4), rel=1e-9)
+        assert half.pdf(t) == pytest.approx(fourier_pdf(reference, t, 0.0, 1.0, 0.75, 0.4), rel=1e-9)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_privacy_loss_against_dense_grid_and_singular_regime():
     dist = arete_dropout(Arete(*EPS6), fraction=0.8)
     brute, _ = checks.grid_privacy_loss(dist, 1.0)  # the search against its own logpdf
@@ -91,7 +92,7 @@ def test_dropout_matches_monte_carlo_sums_of_shares(rng):
         assert inside == pytest.approx(1 - 2 * dist.sf(r), abs=4 * math.sqrt(inside * (1 - inside) / shares.size))
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_dropout_curves_shape_and_monotone():
     curves = dropout_curves(Arete(*EPS6), n=10, fractions_present=[1.0, 0.9, 0.8, 0.7])
     eps = curves["arete_epsilon"]
@@ -112,11 +113,11 @@ def test_bad_dropout_input():
         ShareSum(0.2, -1.0, 0.5, 1.0)
 
 
-@pytest.mark.slow
-def test_oracle_module_is_independent():
+@pytest.mark.oracle
+def test_oracle_module_is_independent(reference):
     # the real-space oracle of the foundation tests agrees with the share-sum engine too
     dist = arete_dropout(Arete(0.3, 0.5, 0.2), fraction=1.0)
-    assert dist.pdf(0.7) == pytest.approx(float(oracles.arete_pdf_direct(0.7, 0.3, 0.5, 0.2)), rel=1e-9)
+    assert dist.pdf(0.7) == pytest.approx(reference("arete_pdf_direct", 0.7, 0.3, 0.5, 0.2), rel=1e-9)
 
 
 # ShareSum's survival function, E|Z| and quantiles against independent references (issue 14: far tails at
@@ -124,12 +125,13 @@ def test_oracle_module_is_independent():
 SHARE_SETS = [(EPS6[0] * 0.8, EPS6[1], 0.8, EPS6[2]), (0.3, 1.0, 0.5, 0.2), (0.0, 1.0, 0.7, 0.3)]
 
 
+@pytest.mark.oracle  # until its references are stored (make_references.py): 3-5 s live
 @pytest.mark.parametrize("params", SHARE_SETS)
-def test_share_sum_sf_matches_gil_pelaez(params):
+def test_share_sum_sf_matches_gil_pelaez(params, reference):
     dist = ShareSum(*params)
     # below x ~ 0.01 the oscillatory mpmath oracle itself loses digits, so the body and tail are checked
     for x in (0.05, 1.0, 3.0):
-        assert dist.sf(x) == pytest.approx(oracles.share_sum_sf(x, *params), rel=1e-9, abs=0), x
+        assert dist.sf(x) == pytest.approx(reference("share_sum_sf", x, *params), rel=1e-9, abs=0), x
         assert dist.cdf(-x) == pytest.approx(dist.sf(x), rel=1e-14)
 
 
@@ -148,8 +150,8 @@ def test_share_sum_sf_is_one_quadrature():
 
 
 @pytest.mark.parametrize("params", [*SHARE_SETS, (4.0, 1.0, 4.0, 0.5), (0.2, 1e-3, 3.0, 1.0)])
-def test_share_sum_mean_abs_matches_mpmath(params):
-    assert ShareSum(*params).mean_abs() == pytest.approx(oracles.share_sum_mean_abs(*params), rel=1e-11)
+def test_share_sum_mean_abs_matches_mpmath(params, reference):
+    assert ShareSum(*params).mean_abs() == pytest.approx(reference("share_sum_mean_abs", *params), rel=1e-11)
 
 
 def test_share_sum_mean_abs_closed_forms():

@@ -346,7 +346,7 @@ def test_functions_at_the_edges(label, func, params, allow, data):
     outcome(_call(func, kwargs), names, allow)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize(("label", "func", "params", "allow"), SLOW_FUNCTIONS, ids=[f[0] for f in SLOW_FUNCTIONS])
 @settings(SWEEP, max_examples=15)
 @given(data=st.data())
@@ -385,7 +385,7 @@ def test_methods_at_the_edges(label, factory, params, method, data):
     _method_case(factory, params, method, data)
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize(
     ("label", "factory", "params", "method"), SLOW_METHOD_CASES, ids=[f"{c[0]}.{c[3][0]}" for c in SLOW_METHOD_CASES]
 )

@@ -64,7 +64,7 @@ def test_progress_reaches_one_in_chunk_steps(task):
     assert seen == pytest.approx([25 / 60, 50 / 60, 1.0])
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_bands_cover_the_mean_loss_of_an_independent_run(task):
     """The 95% band of one run covers the mean of a larger independent run at most levels."""
     eps = default_epsilons(8)

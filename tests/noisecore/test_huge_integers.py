@@ -98,7 +98,7 @@ def _fuzz_module():
     return module
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_every_public_callable_refuses_huge_integers_by_name(monkeypatch, request):
     """The edge audit's enumeration (every public function, constructor, method and record of
     noisecore) with the huge integers alone: each call is a clean error or a normal result."""

@@ -38,7 +38,7 @@ def _neighbour(X, y, rng):
     return X2, y2
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_logistic_sensitivity_on_neighbours():
     X, y = synthetic_classification(300, d=6, rng=3)
     task = LogisticRegressionTask(X, y, lam=0.1)
@@ -145,7 +145,7 @@ def test_experiments_reproducible_from_seed():
 
 
 @pytest.mark.parametrize("name", ["logistic", "ridge", "mean"])
-@pytest.mark.slow
+@pytest.mark.sweep
 def test_default_targets_follow_the_documented_rule(name):
     """The default targets come from public data only: public_target reads the hold-out rows alone, so
     the same target results when every private training row is replaced."""

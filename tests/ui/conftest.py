@@ -1,49 +1,70 @@
 """Tier 3: the served app in Debian's headless Chromium, driven by Playwright."""
 
+import re
 import shutil
 import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 
 import pytest
 
+from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, RewindView
 from tests.conftest import free_port
 
 
-def _wait_http(url, timeout=120):
+def _wait_http(url, proc, timeout=120):
+    """Wait until ``url`` answers 200; False if the server process ended first (its port was taken)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
         try:
             with urllib.request.urlopen(url, timeout=30) as resp:  # a busy machine builds a page slowly
                 if resp.status == 200:
-                    return
+                    return True
         except OSError:
             pass
-        time.sleep(0.2)
+        time.sleep(0.2)  # polling interval of a condition, not a wait for time to pass
     raise RuntimeError(f"server at {url} did not answer within {timeout} s")
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory):
-    """Serve the app with the README's command on a free port; stop it afterwards."""
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("server") / "serve.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "dashboard.serve", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT
-        )
-    url = f"http://127.0.0.1:{port}/"
+    """Serve the app with the README's command on a free port; stop it afterwards. Session-scoped, so
+    each pytest-xdist worker runs its own server, on its own port (another process may take a free
+    port between the check and the bind: the server then exits, and a fresh port is tried)."""
+    folder = tmp_path_factory.mktemp("server")
+    for attempt in range(3):
+        port = free_port()
+        log_path = folder / f"serve-{attempt}.log"
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "dashboard.serve", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT
+            )
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            if _wait_http(url, proc):
+                break
+        except BaseException:
+            _stop(proc)
+            raise
+    else:
+        raise RuntimeError(f"the server exited at start three times:\n{log_path.read_text()[-3000:]}")
     try:
-        _wait_http(url)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
         text = log_path.read_text()
         assert "Traceback" not in text and "ERROR" not in text, f"server logged errors:\n{text[-3000:]}"
 
@@ -92,14 +113,63 @@ TAB_MODELS = {
     "Brownian rewind": ("rewind-now", "t"),
     "Experiments": ("experiment-bm", "x"),
 }
+VIEW_TITLES = {
+    "Brownian rewind": RewindView.title,
+    "Privacy boundaries": BoundaryView.title,
+    "Low-privacy noise": NoiseView.title,
+    "RAT stopping": RatView.title,
+    "Experiments": ExperimentsView.title,
+}
+
+# Every element of the page, through Panel's shadow roots.
+_WALK = """
+  const all = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    all.push(e);
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(document);
+"""
+
+# True once the page has settled: every Bokeh document has rendered its roots, the fonts have loaded, no
+# loading spinner shows, and the boxes of the canvases, buttons and titles are the same over 10 polls
+# (animation frames) in a row. ``token`` restarts the count for each wait.
+SETTLED_JS = (
+    """(token) => {
+  if (!(window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents.every((d) => d.is_idle))) return false;
+  if (document.fonts.status !== 'loaded') return false;"""
+    + _WALK
+    + """
+  const shown = (e) => e.getBoundingClientRect().width > 0;
+  if (all.some((e) => e.classList.contains('pn-loading') && shown(e))) return false;
+  const boxes = all.filter((e) => ['CANVAS', 'BUTTON', 'H3'].includes(e.tagName)).map((e) => {
+    const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].join(' ');
+  });
+  const snap = [document.documentElement.scrollWidth, document.documentElement.scrollHeight, ...boxes].join(';');
+  const state = window.__settled;
+  if (!state || state.token !== token || state.snap !== snap) {
+    window.__settled = {token, snap, count: 0};
+    return false;
+  }
+  state.count += 1;
+  return state.count >= 10;
+}"""
+)
+
+
+def settle(page, timeout=60_000):
+    """Wait until the page has settled (SETTLED_JS): a condition, never a fixed time."""
+    page.wait_for_function(SETTLED_JS, arg=uuid.uuid4().hex, polling="raf", timeout=timeout)
 
 
 def show_tab(page, label):
-    """Open a tab; tabs render when first shown, so wait for its data to arrive."""
+    """Open a tab; tabs render when first shown, so wait for its title, its data (where a named source
+    holds them) and the end of its loading spinner."""
     page.get_by_text(label, exact=True).first.click()
+    title = re.compile("^" + re.escape(VIEW_TITLES[label]) + "$")
+    page.locator("h3").filter(has_text=title).first.wait_for(state="visible", timeout=120_000)
     if label in TAB_MODELS:
         name, column = TAB_MODELS[label]
         check = f"const m = Bokeh.documents[0].get_model_by_name('{name}'); return m && m.data.{column}.length > 0;"
         page.wait_for_function(f"() => {{ {check} }}", timeout=120_000)
-    else:
-        page.wait_for_timeout(500)
+    settle(page, timeout=120_000)

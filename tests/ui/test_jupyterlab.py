@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import free_port
 
-pytestmark = pytest.mark.ui
+pytestmark = [pytest.mark.ui, pytest.mark.notebook]
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = os.environ.get("NOISELAB_SCREENSHOTS")  # a folder: keep what the user sees there

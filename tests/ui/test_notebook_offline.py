@@ -44,6 +44,7 @@ def open_offline(page, path: Path) -> list[str]:
     return outside
 
 
+@pytest.mark.notebook  # executes the tour first
 def test_saved_tour_renders_offline(watched_page, tmp_path):
     nb = execute_tour()
     with warnings.catch_warnings():

@@ -118,7 +118,6 @@ def numeric_csv(path, size):
     return path.stat().st_size
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("size", "accepted"),
     [
