@@ -20,7 +20,9 @@ def test_readme_is_short_and_holds_the_two_commands():
     text = README.read_text()
     assert len(text.splitlines()) <= 150
     assert "python3 -m venv .venv && .venv/bin/pip install -e . && .venv/bin/python -m dashboard.serve" in text
-    assert 'python3 -m venv .venv && .venv/bin/pip install -e ".[test,ui]" && .venv/bin/python -m pytest' in text
+    assert (
+        'python3 -m venv .venv && .venv/bin/pip install -e ".[test,ui]" && .venv/bin/python -m pytest -n auto' in text
+    )
 
 
 def test_readme_python_runs():
@@ -40,3 +42,9 @@ def test_local_links_resolve():
         if not (page.parent / target).exists()
     ]
     assert not missing, missing
+
+
+def test_ci_runs_the_readme_test_command():
+    command = re.search(r"\.venv/bin/python -m pytest[^\n]*", README.read_text()).group(0)
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert command.replace(".venv/", ".ci/venv/") in ci.splitlines()
