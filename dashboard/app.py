@@ -244,9 +244,7 @@ class NoiseLab(pn.viewable.Viewer):
     def _view(self, index: int):
         if self._views[index] is None:
             extra = {"config": self.experiment_config} if self.VIEW_CLASSES[index] is ExperimentsView else {}
-            view = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool, **extra)
-            self._views[index] = view
-            self._slots[index].objects = [view]
+            self._views[index] = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool, **extra)
         return self._views[index]
 
     def release_browser_callbacks(self):
@@ -269,18 +267,23 @@ class NoiseLab(pn.viewable.Viewer):
 
     def _activate(self, index, deferred=False, now=False):
         doc = pn.state.curdoc
-        if deferred and self._views[index] is None and doc is not None and doc.session_context is not None:
+        if deferred and not self._slots[index].objects and doc is not None and doc.session_context is not None:
             # building a view takes a second or more on a busy server: the slot's spinner goes to the
             # browser first, and the view is built just after
             self._slots[index].loading = True
             doc.add_timeout_callback(functools.partial(self._activate, index), 30)
             return
-        self._view(index)
-        self._slots[index].loading = False
+        shown = self._view(index)
+        unsent = not self._slots[index].objects
         active = self.tabs.active
         for i, view in enumerate(self._views):
             if view is not None:
-                view.set_active(i == active, now=now)
+                # a view not yet on the page computes before its plots are sent, so no plot reaches
+                # the browser empty (Bokeh warns about the ranges of an empty plot)
+                view.set_active(i == active, now=now or (unsent and view is shown))
+        if unsent:
+            self._slots[index].objects = [shown]
+        self._slots[index].loading = False
 
     def _show_tab(self, index):
         self.tabs.active = index

@@ -53,9 +53,10 @@ def fmt(value, digits=4):
     return f"{value:.{digits}g}"
 
 
-def percent(fraction, digits=3):
-    """A fraction as a percentage, one format everywhere: ``percent(0.9033)`` is "90.3%"."""
-    return "n/a" if fraction is None or not np.isfinite(fraction) else f"{100 * fraction:.{digits}g}%"
+def percent(fraction):
+    """A fraction as a percentage, one format everywhere (one decimal): ``percent(0.9033)`` is "90.3%",
+    ``percent(0.89)`` "89.0%"."""
+    return "n/a" if fraction is None or not np.isfinite(fraction) else f"{100 * fraction:.1f}%"
 
 
 @dataclass(frozen=True, slots=True)

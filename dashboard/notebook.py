@@ -32,6 +32,7 @@ from panel.io.model import add_to_doc
 from panel.io.notebook import patch_inline_stylesheets
 from panel.io.resources import set_resource_mode
 
+from dashboard.claims import percent
 from dashboard.palette import PALETTE
 from dashboard.scenarios import (
     RAT_RULES,
@@ -182,7 +183,7 @@ def rewind_plot(scenario: RewindScenario) -> hv.Layout:
     error = [
         _curve(n, s.frame_error, "release", "error", "||release - f(x)||", "error"),
         _curve(n, s.frame_expected_error, "release", "error", "expected error", "expected"),
-        _curve(n, s.frame_error_bound, "release", "error", f"{s.confidence:.0%} bound", "bound"),
+        _curve(n, s.frame_error_bound, "release", "error", f"{percent(s.confidence)} bound", "bound"),
         _hline(s.target, "target"),
     ]
     if stop >= 0:
@@ -254,7 +255,7 @@ def crossing_plot(study: CrossingStudy) -> hv.Overlay:
         for i, row in enumerate(study.losses)
     ]
     paths.append(_curve(study.t, study.boundary, "t", "loss", "boundary", "mixture", logx=True, line_width=3))
-    title = f"realized losses: {study.frequency:.1%} of {study.paths} paths cross on this window"
+    title = f"realized losses: {percent(study.frequency)} of {study.paths} paths cross on this window"
     return _legend(hv.Overlay(paths), title).redim.label(t="noise variance t", loss="privacy loss")
 
 

@@ -75,6 +75,13 @@ def stack(*items, **kwargs) -> pn.Column:
     return pn.Column(*items, sizing_mode="stretch_width", **kwargs)
 
 
+def reveal(holder: pn.Column, *items) -> None:
+    """Put plots on the page with their first data: a plot sent empty makes Bokeh warn in the
+    console that it cannot set its ranges (and shows empty axes meanwhile)."""
+    if not holder.objects:
+        holder.objects = list(items)
+
+
 def flex_row(*items):
     """Plots one under the other, each the full width, so a phone never scrolls sideways. (Side by side
     with wrapping needs Panel's FlexBox, which broke Bokeh's layout of figures in tabs shown after the

@@ -14,7 +14,7 @@ from noisecore.dropout import dropout_fractions, dropout_point, dropout_table
 
 from ..palette import PALETTE
 from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison, noise_headline, noise_table
-from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure, stack, text
+from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure, reveal, stack, text
 
 NAMES = ("Laplace", "Staircase", "Arete")
 DISTANCES = np.linspace(0.0, 4.0, 17)
@@ -132,7 +132,8 @@ class NoiseView(BaseView):
         self.finish_figures(
             self.fig_density, self.fig_log, self.fig_profile, self.fig_error, self.fig_drop_eps, self.fig_drop_err
         )
-        self.dropout_plots = stack(flex_row(self.fig_drop_eps, self.fig_drop_err), visible=False)
+        # the plots go on the page with their first data (reveal): the densities wait for the calibration
+        self.density_plots, self.profile_plots, self.dropout_plots = stack(), stack(), stack()
         self.users = pn.widgets.IntInput.from_param(
             settings.param.users, label="users n", width=120, description=settings.param.users.doc
         )
@@ -269,6 +270,8 @@ class NoiseView(BaseView):
             self.headline.object = noise_headline(c).text
             self.table.object = noise_table(c).text
             self.dropout_button.disabled = c.placeholder
+            reveal(self.density_plots, flex_row(self.fig_density, self.fig_log))
+            reveal(self.profile_plots, flex_row(self.fig_profile, self.fig_error))
 
     def update_error_curves(self):
         s = self.settings
@@ -307,7 +310,7 @@ class NoiseView(BaseView):
             for name, key in (("Arete", "arete"), ("Laplace", "laplace")):
                 present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
                 self.src_drop[name].data = {"present": present, "epsilon": eps, "error": err}
-            self.dropout_plots.visible = True  # shown once there is something to draw
+            reveal(self.dropout_plots, flex_row(self.fig_drop_eps, self.fig_drop_err))
             bounded = np.isfinite(curves["arete_epsilon"])
             worst = curves["arete_epsilon"][bounded].max() if bounded.any() else float("nan")
             self.dropout_note.object = (
@@ -358,9 +361,9 @@ class NoiseView(BaseView):
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
             ),
-            flex_row(self.fig_density, self.fig_log),
+            self.density_plots,
             self.table,
-            flex_row(self.fig_profile, self.fig_error),
+            self.profile_plots,
             pn.FlexBox(
                 self.users,
                 self.dropout_button,

@@ -21,7 +21,7 @@ from ..scenarios import (
     rat_study,
     rat_table,
 )
-from .base import TABLE_SCROLL, BaseView, flex_row, new_figure, stack, text
+from .base import TABLE_SCROLL, BaseView, flex_row, new_figure, reveal, stack, text
 
 ROUNDS = 20
 RUNS = 1000
@@ -144,6 +144,7 @@ class RatView(BaseView):
                     legend_label=rule,
                 )
         self.finish_figures(self.fig_rounds, self.fig_hist, self.fig_eps, self.fig_err)
+        self.study_plots = stack()  # the study's plots go on the page with the first study (reveal)
         self.readout = text("")
         self.study_readout = text("", stylesheets=[TABLE_SCROLL])
         self.follow(["epsilon", "delta", "rho", "seed"], self.update_run)
@@ -207,6 +208,7 @@ class RatView(BaseView):
                 self.src_eps[rule].data = {"left": eps_edges[:-1], "right": eps_edges[1:], "top": counts}
             self.headline.object = rat_headline(study).text
             self.study_readout.object = rat_table(study).text
+            reveal(self.study_plots, flex_row(self.fig_hist, self.fig_eps), self.fig_err)
 
     def csv_rows(self):
         run = self.run
@@ -268,8 +270,7 @@ class RatView(BaseView):
             pn.FlexBox(self.download, self.study_download, flex_wrap="wrap", sizing_mode="stretch_width"),
             self.fig_rounds,
             self.readout,
-            flex_row(self.fig_hist, self.fig_eps),
-            self.fig_err,
+            self.study_plots,
             self.study_readout,
             self.about,
         )

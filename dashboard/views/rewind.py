@@ -234,6 +234,7 @@ class RewindView(BaseView):
         self.fig_error.add_layout(self.now_spans[1])
         self.finish_figures(self.fig_line, self.fig_privacy, self.fig_error)
         self._fig_plane = None  # the plane (d = 2) is built when first chosen
+        self._plane_pane = None
 
         self.frame_readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self.stop_readout = text("")
@@ -306,9 +307,8 @@ class RewindView(BaseView):
                 legend_label="current release",
             )
             self.finish_figure(fig)
-            fig.visible = False
             self._fig_plane = fig
-            self.walk_pane.append(pn.pane.Bokeh(fig, sizing_mode="stretch_width"))
+            self._plane_pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
         return self._fig_plane
 
     def recompute(self):
@@ -371,8 +371,12 @@ class RewindView(BaseView):
                 {"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0 else {"t": [], "x": [], "y": []}
             )
             self.fig_line.visible = not two
-            if two or self._fig_plane is not None:
-                self.fig_plane.visible = two
+            # the plane is on the page only while d = 2: hidden, its ranges (matched to the frame's aspect)
+            # cannot be computed, and Bokeh warns at every update
+            if two and self.fig_plane is not None and self._plane_pane not in self.walk_pane.objects:
+                self.walk_pane.append(self._plane_pane)
+            elif not two and self._fig_plane is not None and self._plane_pane in self.walk_pane.objects:
+                self.walk_pane.remove(self._plane_pane)
             self.headline.object = rewind_headline(sc).text
             self.stop_readout.object = rewind_stop_readout(sc).text
             self.show_frame(self.frame.value)

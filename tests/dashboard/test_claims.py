@@ -170,7 +170,7 @@ def test_rewind_claims_over_random_settings():
             # the public 90% bound: P(||N(0, T I_d)|| <= target) >= 0.9 at the stop (Monte Carlo)
             draws = np.linalg.norm(rng.normal(0, math.sqrt(sc.frame_times[k]), (4000, s["dim"])), axis=1)
             check(np.mean(draws <= s["target"]) >= 0.9 - 3 * math.sqrt(0.09 / 4000), s)
-            check("probability at least 90%" in readout.text)
+            check("probability at least 90.0%" in readout.text)
         elif s["stop_rule"] == "rat":
             check(sc.stop_epsilon == pytest.approx(2 * psi[k], rel=1e-9))
             if "not below" in text:

@@ -59,7 +59,7 @@ def test_rewind_data_is_the_scenario(records):
     np.testing.assert_array_equal(_xy(curves["releases 1..n composed exactly"])[1], s.frame_composition)
     np.testing.assert_array_equal(_xy(curves["||release - f(x)||"])[1], s.frame_error)
     np.testing.assert_array_equal(_xy(curves["expected error"])[1], s.frame_expected_error)
-    np.testing.assert_array_equal(_xy(curves["90% bound"])[1], s.frame_error_bound)
+    np.testing.assert_array_equal(_xy(curves["90.0% bound"])[1], s.frame_error_bound)
     hlines = [el.data for el in view.traverse(lambda e: e, [hv.HLine])]
     assert s.target in hlines
 
