@@ -609,8 +609,13 @@ class AddressLocation(Location):
         arguments = {key: [value.encode()] for key, value in pairs}
         values, refused = link_values(arguments)
         values, own = split_link_values(values)
-        # a key left out of the address is at its default
-        values = {**{n: v for n, v in DEFAULTS.items() if URL_KEYS[n] not in arguments}, **values}
+        # a key left out of the address is at its default, or at its tour step's value in a tour link
+        base, tour = dict(DEFAULTS), values.get("tour")
+        if isinstance(tour, int) and not isinstance(tour, bool) and 1 <= tour <= len(TOUR):
+            step = TOUR[tour - 1]
+            base.update(step.settings)
+            own = {"tab": step.tab, **({"release": step.frame + 1} if step.frame is not None else {}), **own}
+        values = {**{n: v for n, v in base.items() if URL_KEYS[n] not in arguments}, **values}
         if values.get("present") is True and "big" not in arguments:
             values.pop("large_type")  # presenter mode brings large type
         changed = {

@@ -1,6 +1,7 @@
 """A link reproduces the demo (issue 22): set a state, open the page's address in a new page, and
 every control, the open tab, the rewind's release and the headline are the same."""
 
+import math
 import urllib.parse
 
 import pytest
@@ -88,3 +89,31 @@ def test_a_link_reproduces_the_demo(browser, server_url):
     second.wait_for_function("() => !location.search.includes('eps=')", timeout=WAIT)
     first.close()
     second.close()
+
+
+@pytest.mark.parametrize("number", [3, 5])
+def test_a_tour_link_keeps_its_steps_settings_on_every_control(browser, server_url, number):
+    """The browser's first address (``?tour=5``) was read as a complete state: the keys it leaves out went
+    back to the defaults, so the epsilon slider said 1 while the noise view drew epsilon 10 and its
+    dropout button stayed disabled. A tour link's missing keys are its step's settings."""
+    from dashboard.tour import TOUR
+
+    step = TOUR[number - 1]
+    page = browser.new_page()
+    page.goto(f"{server_url}?tour={number}", timeout=120_000)
+    page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0", timeout=WAIT)
+    page.get_by_text(step.title, exact=False).first.wait_for(timeout=WAIT)
+    page.wait_for_url(lambda url: f"tour={number}" in url and "tab=" in url, timeout=WAIT)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert int(query["tab"][0]) == step.tab, page.url
+    for name, value in step.settings.items():
+        key = {"epsilon": "eps", "delta": "delta", "users": "users"}[name]
+        assert float(query[key][0]) == value, (page.url, name)
+    sliders = page.evaluate(
+        "() => Object.fromEntries([...Bokeh.documents[0].all_models].filter(m => m.type === 'Slider')"
+        ".map(m => [m.title, m.value]))"
+    )
+    for name, value in step.settings.items():
+        if name in ("epsilon", "delta"):
+            assert sliders[name] == pytest.approx(math.log10(value)), (name, sliders)
+    page.close()
