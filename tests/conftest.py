@@ -66,3 +66,13 @@ def pytest_collection_modifyitems(config, items):
             return next((k for k, kind in enumerate(KINDS) if item.get_closest_marker(kind)), len(KINDS))
 
         items.sort(key=rank)  # stable: file order within a kind
+
+
+def run_async(make_coroutine):
+    """``asyncio.run(make_coroutine())`` on a thread of its own: under pytest-xdist a worker that has run
+    a browser test keeps Playwright's event loop running on the main thread, where ``asyncio.run`` refuses."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(lambda: asyncio.run(make_coroutine())).result()

@@ -8,6 +8,7 @@ import panel as pn
 
 from dashboard.compute import ComputePool
 from dashboard.jobs import Jobs
+from tests.conftest import run_async
 
 
 class Doc:
@@ -64,7 +65,7 @@ def served(test):
         with pn.io.server.set_curdoc(doc):
             await test(doc)
 
-    asyncio.run(main())
+    run_async(main)
 
 
 async def settle(view, doc):

@@ -19,7 +19,7 @@ from tornado.websocket import websocket_connect
 
 from dashboard.app import ASSETS_ROUTE, NoiseLab, create_app, page_css
 from dashboard.compute import ComputePool
-from tests.conftest import free_port
+from tests.conftest import free_port, run_async
 
 
 def test_a_page_document_passes_bokehs_validation():
@@ -94,6 +94,6 @@ def test_closed_pages_leave_nothing_behind():
             server.stop()
             pool.close()
 
-    before, after = asyncio.run(scenario())
+    before, after = run_async(scenario)
     # Panel's list of template roots, its views, its JavaScript callbacks, Bokeh documents, labs
     assert after == before
