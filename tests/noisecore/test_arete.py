@@ -243,7 +243,8 @@ def test_alpha_one_is_a_sum_of_two_laplaces(theta, lam):
     """With alpha = 1, Gamma - Gamma is Laplace(theta), so Z is the sum of two independent Laplaces:
     f(t) = (b1 e^{-t/b1} - b2 e^{-t/b2}) / (2 (b1^2 - b2^2)) and sf(t) = (b1^2 e^{-t/b1} - b2^2 e^{-t/b2})
     / (2 (b1^2 - b2^2)) for t >= 0, evaluated with mpmath at 40 digits. Checked on 4,001 points out to
-    20 max(theta, lam), a grid whose points lie closer than the kernels' zones (relative 2e-13)."""
+    20 max(theta, lam), a grid whose points lie closer than the kernels' zones (relative 2e-13 for the
+    density; 5e-13 for the sf, which reaches 2.9e-13 with scipy 1.11, the dependency floor)."""
     import mpmath
 
     mpmath.mp.dps = 40
@@ -254,4 +255,4 @@ def test_alpha_one_is_a_sum_of_two_laplaces(theta, lam):
     pdf = [float((b1 * mpmath.exp(-mpmath.mpf(v) / b1) - b2 * mpmath.exp(-mpmath.mpf(v) / b2)) / norm) for v in t]
     sf = [float((b1**2 * mpmath.exp(-mpmath.mpf(v) / b1) - b2**2 * mpmath.exp(-mpmath.mpf(v) / b2)) / norm) for v in t]
     np.testing.assert_allclose(dist.pdf(t), pdf, rtol=2e-13)
-    np.testing.assert_allclose(dist.sf(t), sf, rtol=2e-13)
+    np.testing.assert_allclose(dist.sf(t), sf, rtol=5e-13)
