@@ -5,7 +5,6 @@ loading state while an update computes."""
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import io
 import logging
 import re
@@ -15,6 +14,8 @@ import numpy as np
 import panel as pn
 from bokeh.models import GlyphRenderer
 from bokeh.plotting import figure
+
+from noisecore import __version__
 
 from ..claims import fmt
 from ..compute import ComputePool
@@ -362,17 +363,7 @@ class BaseView(pn.viewable.Viewer):
     def csv_preamble(self) -> str:
         """Comment lines opening every exported file: the app's version, the view, the settings."""
         cells = (f"{n}={v:.12g}" if isinstance(v, float) else f"{n}={v}" for n, v in self.csv_settings().items())
-        return f"# noiselab {app_version()}: {self.title}\n# settings: {' '.join(cells)}\n"
+        return f"# noiselab {__version__}: {self.title}\n# settings: {' '.join(cells)}\n"
 
     def _csv_file(self):
         return io.StringIO(self.csv_preamble() + self.csv_text())
-
-
-@functools.cache
-def app_version() -> str:
-    try:
-        return importlib.metadata.version("noiselab")
-    except importlib.metadata.PackageNotFoundError:  # a checkout that is not installed
-        from noisecore import __version__
-
-        return __version__
