@@ -25,15 +25,16 @@ def quiet_closed_sockets(loop, context):
 
 
 class _ClosedBeforeSessionFilter(logging.Filter):
-    """Bokeh asserts when a websocket closes before its session exists (a tab closed or reloaded
-    at once): harmless, the server carries on, so it is not logged as an uncaught exception."""
+    """Bokeh asserts when a websocket closes, or a message arrives on it, before its session exists (a
+    tab closed or reloaded at once on a busy server): ``ServerConnection.session`` asserts. Harmless:
+    the server carries on, so it goes to debug level instead of an uncaught exception with a traceback."""
 
     def filter(self, record):
         _, exc, tb = record.exc_info or (None, None, None)
         if isinstance(exc, AssertionError) and tb is not None:
-            frames = traceback.extract_tb(tb)
-            if any(frame.name == "notify_connection_lost" for frame in frames):
-                log.debug("websocket closed before its session was created")
+            last = traceback.extract_tb(tb)[-1]
+            if last.name == "session" and last.filename.replace("\\", "/").endswith("bokeh/server/connection.py"):
+                log.debug("websocket closed, or a message arrived, before its session was created")
                 return False
         return True
 
@@ -108,7 +109,8 @@ def configure_logging():
     hide_stacks_from_clients()
     if not getattr(logging.getLogRecordFactory(), "noiselab_capped", False):
         logging.setLogRecordFactory(_capped_records(logging.getLogRecordFactory()))
-    _add_filter_once(logging.getLogger("tornado.application"), _ClosedBeforeSessionFilter)
+    for name in ("tornado.application", "bokeh.server.protocol_handler"):
+        _add_filter_once(logging.getLogger(name), _ClosedBeforeSessionFilter)
     for name in ("bokeh", "tornado", "panel", "noiselab"):
         logger = logging.getLogger(name)
         _add_filter_once(logger, _ShortLines)

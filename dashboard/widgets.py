@@ -6,6 +6,7 @@ import html
 import math
 
 import panel as pn
+import param
 from bokeh.models import CustomJSTickFormatter
 
 from .models import Settings
@@ -26,6 +27,10 @@ if (exponent < -4 || exponent >= DIGITS) {
 }
 return value.toString();
 """
+
+
+INVALID_COLOR = "#b3261e"
+INVALID_INPUT_CSS = f":host(.noiselab-invalid) input {{ border: 2px solid {INVALID_COLOR}; }}"
 
 
 class LogSlider(pn.viewable.Viewer):
@@ -87,6 +92,80 @@ class LogSlider(pn.viewable.Viewer):
         return pn.Row(self.slider, self._tip, sizing_mode="stretch_width")
 
 
+def allowed_range(parameter: param.Parameter) -> str:
+    """A bounded number parameter's allowed values in words: "between 0.0001 and 1", "above 0"."""
+    low, high = parameter.bounds or (None, None)
+    low_in, high_in = getattr(parameter, "inclusive_bounds", (True, True))
+    spell = lambda v: f"{v:,}" if isinstance(v, int) else f"{v:g}"  # noqa: E731
+    if low is not None and high is not None:
+        ends = "" if low_in and high_in else " (ends excluded)" if not (low_in or high_in) else ""
+        return f"between {spell(low)} and {spell(high)}{ends}"
+    if low is not None:
+        return f"{'at least' if low_in else 'above'} {spell(low)}"
+    if high is not None:
+        return f"{'at most' if high_in else 'below'} {spell(high)}"
+    return "any number"
+
+
+class CheckedInput(pn.viewable.Viewer):
+    """A number box bound two-way to a bounded parameter of ``owner``. A value outside the allowed
+    range is not used: the box is outlined and a line under it gives the range and the value still in
+    use, until a valid value is typed or the parameter changes (Reset, a preset, a link). A box bound
+    with ``from_param`` kept such a value on screen and the server silently ignored it."""
+
+    def __init__(self, owner: param.Parameterized, name: str, *, label: str, width: int = 120, **input_params):
+        super().__init__()
+        self._owner, self._name = owner, name
+        self._parameter = owner.param[name]
+        kind = pn.widgets.IntInput if isinstance(self._parameter, param.Integer) else pn.widgets.FloatInput
+        # no start/end on the box: the browser sends what was typed, so it can be flagged here
+        self.input = kind(
+            label=label, value=getattr(owner, name), width=width, stylesheets=[INVALID_INPUT_CSS], **input_params
+        )
+        self.flag = pn.pane.HTML(
+            "",
+            visible=False,
+            width=width,
+            margin=(0, 10),
+            styles={"color": INVALID_COLOR},
+            css_classes=["noiselab-input-flag"],
+        )
+        self.input.param.watch(self._on_typed, "value")
+        owner.param.watch(self._on_owner, name)
+
+    @property
+    def invalid(self) -> bool:
+        """Whether the box holds a value that is not used."""
+        return self.flag.visible
+
+    def _on_typed(self, event):
+        try:
+            setattr(self._owner, self._name, event.new)  # an emptied box sends None
+        except ValueError:
+            in_use = getattr(self._owner, self._name)
+            shown = "an empty box" if in_use is None else f"{in_use:g}"
+            self.flag.object = html.escape(
+                f"{self.input.label} must be {allowed_range(self._parameter)}; still using {shown}"
+            )
+            self.flag.visible = True
+            self.input.css_classes = ["noiselab-invalid"]
+        else:
+            self._clear()
+
+    def _on_owner(self, event):
+        self._clear()
+        if self.input.value != event.new:
+            self.input.value = event.new
+
+    def _clear(self):
+        if self.flag.visible:
+            self.flag.visible = False
+            self.input.css_classes = []
+
+    def __panel__(self):
+        return pn.Column(self.input, self.flag, margin=0, width=self.input.width + 20)
+
+
 def glossary() -> pn.pane.HTML:
     """Each term a native <details> element: opens by click, tap or keyboard (Tab, then Enter)."""
     items = "".join(
@@ -114,7 +193,7 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
     dim = pn.widgets.RadioButtonGroup.from_param(
         settings.param.dim, label="dimension d", options={"d = 1": 1, "d = 2": 2}
     )
-    seed = pn.widgets.IntInput.from_param(settings.param.seed, label="seed", description=settings.param.seed.doc)
+    seed = CheckedInput(settings, "seed", label="seed", width=160, description=settings.param.seed.doc)
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     preset = pn.widgets.Select(
         label="Presets",

@@ -25,6 +25,7 @@ from ..explorer import (
 from ..models import ExperimentSettings
 from ..palette import PALETTE
 from ..uploads import upload_problem
+from ..widgets import CheckedInput
 from .base import TABLE_SCROLL, BaseView, finite, fmt, new_figure, stack, text
 
 RULE_COLORS = {"bm": PALETTE["bm"], "lnr": PALETTE["lnr"], "doubling": PALETTE["doubling"]}
@@ -81,8 +82,8 @@ class ExperimentsView(BaseView):
         self.count_slider = pn.widgets.IntSlider.from_param(
             self.config.param.count, label="Number of levels", width=200
         )
-        self.target_input = pn.widgets.FloatInput.from_param(
-            self.config.param.target, label="Target loss (empty: from public data)", width=200, step=0.001
+        self.target_input = CheckedInput(
+            self.config, "target", label="Target loss (empty: from public data)", width=200, step=0.001
         )
         self.run_button = pn.widgets.Button(label="Run", variant="solid", color="primary", width=100)
         self.cancel_button = pn.widgets.Button(label="Cancel", variant="outline", width=100, disabled=True)

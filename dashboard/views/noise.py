@@ -14,6 +14,7 @@ from noisecore.dropout import dropout_fractions, dropout_point, dropout_table
 
 from ..palette import PALETTE
 from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison, noise_headline, noise_table
+from ..widgets import CheckedInput
 from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure, reveal, stack, text
 
 NAMES = ("Laplace", "Staircase", "Arete")
@@ -134,9 +135,7 @@ class NoiseView(BaseView):
         )
         # the plots go on the page with their first data (reveal): the densities wait for the calibration
         self.density_plots, self.profile_plots, self.dropout_plots = stack(), stack(), stack()
-        self.users = pn.widgets.IntInput.from_param(
-            settings.param.users, label="users n", width=120, description=settings.param.users.doc
-        )
+        self.users = CheckedInput(settings, "users", label="users n", width=120, description=settings.param.users.doc)
         self.dropout_button = pn.widgets.Button(
             label="Compute dropout curves",
             width=220,
@@ -169,11 +168,12 @@ class NoiseView(BaseView):
             description=settings.param.arete_source.doc,
             width=200,
         )
+        self.arete_inputs = {
+            n: CheckedInput(settings, n, label=n, width=110, step=0.01, description=settings.param[n].doc)
+            for n in ("alpha", "theta", "lam")
+        }
         self.manual = pn.Row(
-            *(
-                pn.widgets.FloatInput.from_param(settings.param[n], label=n, width=110, step=0.01)
-                for n in ("alpha", "theta", "lam")
-            ),
+            *self.arete_inputs.values(),
             visible=settings.arete_source == "manual",
         )
         settings.param.watch(

@@ -558,6 +558,40 @@ def test_every_logger_keeps_the_line_cap():
     assert [len(message) for message in seen] == [510, 510]
 
 
+def test_a_socket_closed_before_its_session_is_not_logged_as_an_error():
+    """A tab closed at once on a busy server: Bokeh's ``ServerConnection.session`` asserts, from the
+    close handler (Tornado's "Uncaught exception GET /ws") and from a message handler (Bokeh's "error
+    handling message"). Both went to the log as errors with a traceback; they are debug lines now, and
+    any other AssertionError still is an error."""
+    from bokeh.server.connection import ServerConnection
+
+    from dashboard.server_logging import configure_logging
+
+    configure_logging()
+    connection = ServerConnection.__new__(ServerConnection)
+    connection._session = None
+    seen = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append((record.name, record.levelname))
+    names = ("tornado.application", "bokeh.server.protocol_handler")
+    for name in names:
+        logging.getLogger(name).addHandler(handler)
+    try:
+        for name in names:
+            try:
+                connection.session.notify_connection_lost()
+            except AssertionError:
+                logging.getLogger(name).error("Uncaught exception GET /ws", exc_info=True)
+            try:
+                raise AssertionError("another assertion")
+            except AssertionError:
+                logging.getLogger(name).error("error handling message", exc_info=True)
+    finally:
+        for name in names:
+            logging.getLogger(name).removeHandler(handler)
+    assert seen == [(name, "ERROR") for name in names]
+
+
 @pytest.mark.subprocess
 @pytest.mark.parametrize("delay", [0.5, 3.0, None])
 def test_ctrl_c_prints_one_line(delay):

@@ -11,7 +11,7 @@ from bokeh.models import ColumnDataSource
 
 from dashboard.app import NoiseLab, create_app
 from dashboard.models import DEFAULTS, Settings
-from dashboard.widgets import LogSlider
+from dashboard.widgets import CheckedInput, LogSlider, allowed_range
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +141,66 @@ def test_log_slider_two_way():
     settings.rho = 0.01
     assert slider.slider.value == pytest.approx(-2.0)
     assert len(commits) == 1  # following the model is no release (Panel 1.10 syncs value_throttled)
+
+
+@pytest.mark.parametrize(
+    ("name", "typed", "message"),
+    [
+        ("alpha", 5.0, "alpha must be between 0.0001 and 1; still using 0.0756"),
+        ("seed", -5, "seed must be between 0 and 2,147,483,647; still using 0"),
+        ("users", 1, "users must be between 2 and 100,000; still using 1,000"),
+        ("seed", None, "seed must be between 0 and 2,147,483,647; still using 0"),
+    ],
+)
+def test_an_invalid_number_is_flagged_at_its_box_with_the_allowed_range(name, typed, message):
+    """Issue 22: alpha = 5 or seed = -5 stayed in its box and was silently ignored."""
+    settings = Settings()
+    before = getattr(settings, name)
+    box = CheckedInput(settings, name, label=name)
+    box.input._process_events({"value": typed})  # as the browser sends a typed value
+    assert getattr(settings, name) == before  # not used
+    assert box.invalid and box.input.css_classes == ["noiselab-invalid"]
+    assert box.flag.object == message.replace("1,000", f"{before:,}")
+    assert box.input.value == typed  # what was typed stays, flagged
+    good = {"alpha": 0.5, "seed": 7, "users": 50}[name]
+    box.input._process_events({"value": good})
+    assert getattr(settings, name) == good and not box.invalid and box.input.css_classes == []
+    box.input._process_events({"value": typed})
+    settings.reset()  # Reset (or a preset, or a link) clears the flag and shows the value in use
+    assert not box.invalid and box.input.value == DEFAULTS[name] == getattr(settings, name)
+
+
+def test_allowed_range_spells_every_kind_of_bound():
+    class Bounds(param.Parameterized):
+        both = param.Number(0.5, bounds=(0.0, 1.0))
+        open_low = param.Number(1.0, bounds=(0.0, None), inclusive_bounds=(False, True))
+        closed_low = param.Integer(3, bounds=(2, None))
+        high = param.Number(0.0, bounds=(None, 4.5), inclusive_bounds=(True, False))
+        free = param.Number(0.0)
+
+    got = {name: allowed_range(Bounds.param[name]) for name in ("both", "open_low", "closed_low", "high", "free")}
+    assert got == {
+        "both": "between 0 and 1",
+        "open_low": "above 0",
+        "closed_low": "at least 2",
+        "high": "below 4.5",
+        "free": "any number",
+    }
+
+
+def test_the_views_number_boxes_flag_invalid_values():
+    lab = NoiseLab()
+    show(lab, lab.noise)
+    lab.settings.arete_source = "manual"
+    alpha = lab.noise.arete_inputs["alpha"]
+    alpha.input._process_events({"value": 5.0})
+    assert alpha.invalid and "between 0.0001 and 1" in alpha.flag.object
+    assert lab.noise.comparison.arete.alpha == DEFAULTS["alpha"]
+    target = lab.experiments.target_input
+    target.input._process_events({"value": -1.0})
+    assert target.invalid and target.flag.object.startswith("Target loss (empty: from public data) must be above 0")
+    target.input._process_events({"value": None})  # empty: the target from public data
+    assert not target.invalid and lab.experiment_config.target is None
 
 
 def test_reset_restores_defaults():

@@ -1,5 +1,6 @@
 """Tier 3: the served app in Debian's headless Chromium, driven by Playwright."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -7,11 +8,17 @@ import sys
 import time
 import urllib.request
 import uuid
+from pathlib import Path
 
 import pytest
 
 from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, RewindView
 from tests.conftest import free_port
+
+# screenshots the browser tests take (what a person would look at); the committed ones in assets/ are
+# made on purpose, never by a test run
+ARTIFACTS = Path(os.environ.get("NOISELAB_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
+ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
 
 def _wait_http(url, proc, timeout=120):

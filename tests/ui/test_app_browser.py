@@ -1,13 +1,11 @@
-import os
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from dashboard.tour import TABS, TOUR
-from tests.ui.conftest import bokeh_value, settle, show_tab, wait_for_app
+from tests.ui.conftest import ARTIFACTS, bokeh_value, settle, show_tab, wait_for_app
 
 pytestmark = pytest.mark.ui
 
@@ -128,7 +126,6 @@ def test_sessions_are_independent_and_disconnect_is_harmless(browser, server_url
     second.close()
 
 
-ARTIFACTS = Path(os.environ.get("NOISELAB_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts"))
 SIZES = {"phone": (390, 844), "projector": (1024, 768), "desktop": (1440, 900)}
 
 

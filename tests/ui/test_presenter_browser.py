@@ -2,11 +2,10 @@
 large type from a link, presenter mode and keys (issue 22)."""
 
 import re
-from pathlib import Path
 
 import pytest
 
-from tests.ui.conftest import show_tab, wait_for_app
+from tests.ui.conftest import ARTIFACTS, show_tab, wait_for_app
 
 pytestmark = pytest.mark.ui
 
@@ -91,11 +90,10 @@ def test_pause_and_step_show_one_frame_everywhere(watched_page, server_url):
         f"() => {{ const s = ({FRAME_STATE_JS})(); return s.dot === {stepped['slider']}; }}", timeout=WAIT
     )
     assert_one_frame(frame_state(page))
-    page.screenshot(path="/tmp/pres/legend.png")
+    page.screenshot(path=str(ARTIFACTS / "legend-after-d2.png"))
     assert page.problems == []
 
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LARGE = "() => document.body.classList.contains('noiselab-large')"
 NOT_LARGE = "() => !document.body.classList.contains('noiselab-large')"
 
@@ -108,7 +106,7 @@ def test_large_type_from_a_link_follows_the_toggle_and_reset(watched_page, serve
     page.goto(server_url + "?big=true")
     wait_for_app(page)
     page.wait_for_function(LARGE, timeout=WAIT)
-    page.screenshot(path=str(ASSETS / "large-type-1024x768.png"))
+    page.screenshot(path=str(ARTIFACTS / "large-type-1024x768.png"))
     toggle = page.get_by_text("Large type (projector)").first
     toggle.click()
     page.wait_for_function(NOT_LARGE, timeout=WAIT)
@@ -145,7 +143,7 @@ def test_presenter_mode_puts_the_plot_and_its_controls_on_the_first_screen(watch
     box = figure.bounding_box(timeout=WAIT)
     # the walk's plot area (the figure without its legend rows) is on the first screen
     assert box["y"] < 400 and box["y"] + 0.75 * box["height"] <= 768, box
-    page.screenshot(path=str(ASSETS / "presenter-1024x768.png"))
+    page.screenshot(path=str(ARTIFACTS / "presenter-1024x768.png"))
     # P leaves presenter mode (the address follows), and P again comes back
     page.keyboard.press("p")
     page.wait_for_function("() => !document.body.classList.contains('noiselab-present')", timeout=WAIT)

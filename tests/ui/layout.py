@@ -1,0 +1,132 @@
+"""Layout checks run in the page: overlapping controls, clipped axis labels, tooltips off the window."""
+
+# every element of the page, shadow roots included, with the shadow root (or document) it lives in
+_WALK = """
+const all = [];
+const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+  all.push([e, root]);
+  if (e.shadowRoot) walk(e.shadowRoot);
+});
+walk(document);
+const shown = (e) => e.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
+// whether inner is outer or lies within it, across shadow roots
+const inside = (outer, inner) => {
+  for (let n = inner; n; n = n.parentNode || n.host) if (n === outer) return true;
+  return false;
+};
+"""
+
+# Controls, headings and plots that overlap by more than 2 px both ways. Pairs inside one widget
+# (a number box and its arrows, a card's header button and its title) share a shadow root and are
+# not compared; neither are an element and one it contains.
+LAYOUT_JS = (
+    "() => {"
+    + _WALK
+    + """
+  const items = [];
+  for (const [e, root] of all) {
+    const slider = e.classList.contains('noUi-target');
+    if (!(['BUTTON', 'INPUT', 'SELECT', 'H3', 'TEXTAREA'].includes(e.tagName) || slider)) continue;
+    if (e.tagName === 'INPUT' && ['hidden', 'file', 'radio', 'checkbox'].includes(e.type)) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || !shown(e)) continue;
+    const label = (e.textContent || e.getAttribute('title') || e.value || '').trim().slice(0, 40);
+    items.push({e, root, name: e.tagName.toLowerCase() + ' "' + label + '"', r});
+  }
+  for (const v of Bokeh.index.all_views()) {
+    if (!v.model || !['Figure', 'Plot'].includes(v.model.type) || !shown(v.el)) continue;
+    const r = v.el.getBoundingClientRect();
+    if (r.width < 1) continue;
+    const title = v.model.title && v.model.title.text ? v.model.title.text : v.model.name || v.model.id;
+    items.push({e: v.el, root: null, name: 'plot "' + title.slice(0, 40) + '"', r});
+  }
+  const overlaps = [];
+  for (let i = 0; i < items.length; i++) {
+    for (let j = i + 1; j < items.length; j++) {
+      const a = items[i], b = items[j];
+      if (a.root !== null && a.root === b.root) continue;
+      if (inside(a.e, b.e) || inside(b.e, a.e)) continue;
+      const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+      const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+      if (w > 2 && h > 2) overlaps.push(a.name + ' / ' + b.name + ` (${Math.round(w)}x${Math.round(h)} px)`);
+    }
+  }
+  // an axis is clipped when its ticks, tick labels and label need more room than its panel has, or
+  // its panel reaches past the plot's canvas
+  const clipped = [];
+  let axes = 0;
+  for (const v of Bokeh.index.all_views()) {
+    const m = v.model;
+    if (!m || !m.type || !m.type.endsWith('Axis') || !m.visible || !v.plot_view || !shown(v.plot_view.el)) continue;
+    const b = v.bbox, e = v.extents, canvas = v.plot_view.canvas_view.bbox;
+    const need = e.tick + e.tick_label + e.axis_label;
+    const have = v.dimension == 0 ? b.height : b.width;
+    const inside = b.left >= -0.5 && b.top >= -0.5 && b.right <= canvas.width + 0.5 && b.bottom <= canvas.height + 0.5;
+    axes += 1;
+    if (need > have + 0.5 || !inside) {
+      clipped.push(`${m.axis_label || '(no label)'}: needs ${Math.round(need)} px, has ${Math.round(have)}`
+        + (inside ? '' : ', outside its canvas'));
+    }
+  }
+  // a plot cut off by a container that hides its overflow, or by the window's sides
+  for (const v of Bokeh.index.all_views()) {
+    if (!v.model || !['Figure', 'Plot'].includes(v.model.type) || !shown(v.el)) continue;
+    const r = v.el.getBoundingClientRect();
+    const title = v.model.title && v.model.title.text ? v.model.title.text : v.model.name || v.model.id;
+    if (r.left < -0.5 || r.right > innerWidth + 0.5) clipped.push(`plot "${title}": past the window's side`);
+    for (let n = v.el.parentNode || v.el.host; n && n.nodeType === 1; n = n.parentNode || n.host) {
+      const style = getComputedStyle(n), box = n.getBoundingClientRect();
+      const hidesX = style.overflowX !== 'visible', hidesY = ['hidden', 'clip'].includes(style.overflowY);
+      if ((hidesX && (r.left < box.left - 0.5 || r.right > box.right + 0.5))
+          || (hidesY && (r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5))) {
+        clipped.push(`plot "${title}": cut off by a ${n.tagName.toLowerCase()} ${n.className}`.trim());
+        break;
+      }
+    }
+  }
+  return {overlaps, clipped, axes, controls: items.length, overflow: document.documentElement.scrollWidth - innerWidth};
+}"""
+)
+# the centres of what shows a tooltip on hover: description icons and tooltip icons
+TOOLTIP_TARGETS_JS = (
+    "() => {"
+    + _WALK
+    + """
+  return all.map(([e]) => e).filter((e) => (e.classList.contains('bk-description')
+      || e.classList.contains('bk-panel-models-widgets-TooltipIcon')) && shown(e))
+    .map((e) => { const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })
+    .filter(([x, y]) => x >= 0 && x <= innerWidth && y >= 0 && y <= innerHeight);
+}"""
+)
+
+# the tooltips shown, as [left, top, right, bottom] in the window
+TOOLTIP_BOXES_JS = (
+    "() => {"
+    + _WALK
+    + """
+  return all.map(([e]) => e).filter((e) => e.classList.contains('bk-Tooltip') && shown(e))
+    .map((e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })
+    .filter(([l, t, r, b]) => r - l > 0);
+}"""
+)
+
+
+def layout_problems(page) -> dict:
+    """Overlapping controls and plots, clipped axes and plots, and page width past the window."""
+    return page.evaluate(LAYOUT_JS)
+
+
+def tooltips_outside(page) -> list:
+    """Hover every tooltip target on screen; the tooltips that reach past the window (with the
+    target's position), and how many were shown."""
+    outside, shown = [], 0
+    for x, y in page.evaluate(TOOLTIP_TARGETS_JS):
+        page.mouse.move(x, y)
+        page.wait_for_function(f"() => ({TOOLTIP_BOXES_JS})().length > 0", timeout=5_000)
+        width, height = page.evaluate("() => [innerWidth, innerHeight]")
+        for left, top, right, bottom in page.evaluate(TOOLTIP_BOXES_JS):
+            shown += 1
+            if left < -0.5 or top < -0.5 or right > width + 0.5 or bottom > height + 0.5:
+                outside.append({"at": (round(x), round(y)), "tooltip": [round(v) for v in (left, top, right, bottom)]})
+        page.mouse.move(0, 0)
+    return outside, shown

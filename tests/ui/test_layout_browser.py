@@ -1,0 +1,100 @@
+"""Layout at a phone's, a projector's and a desktop's size, in normal and large type, on every tab
+(issue 22): no two controls or plots overlap (bounding boxes), no axis or plot is cut off, the page is
+no wider than the window, every help tooltip stays inside the window, and a number outside its range
+is flagged at its box with the allowed range."""
+
+import pytest
+
+from dashboard.tour import TABS
+from tests.ui.conftest import ARTIFACTS, show_tab, wait_for_app
+from tests.ui.layout import layout_problems, tooltips_outside
+
+pytestmark = pytest.mark.ui
+
+SIZES = {"phone": (390, 844), "projector": (1024, 768), "desktop": (1440, 900)}
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["normal", "large"])
+@pytest.mark.parametrize("size", list(SIZES))
+def test_no_overlaps_no_clipping_and_tooltips_inside_the_window(browser, server_url, size, large):
+    width, height = SIZES[size]
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(server_url + ("?big=1" if large else ""))
+    wait_for_app(page)
+    assert page.evaluate("() => document.body.classList.contains('noiselab-large')") is large
+    found, tooltips = {}, 0
+    for tab in TABS:
+        show_tab(page, tab)
+        problems = layout_problems(page)
+        outside, shown = tooltips_outside(page)
+        tooltips += shown
+        assert problems["controls"] >= 8 and problems["axes"] >= 4, (tab, problems)  # the walk saw the tab
+        bad = {k: problems[k] for k in ("overlaps", "clipped") if problems[k]}
+        if problems["overflow"] > 1:
+            bad["page wider than the window by px"] = problems["overflow"]
+        if outside:
+            bad["tooltips outside the window"] = outside
+        if bad:
+            found[tab] = bad
+            page.screenshot(path=str(ARTIFACTS / f"layout-{size}-{'large' if large else 'normal'}-{tab}.png"))
+    # the sidebar's help icons are on screen beside the page except on a phone, where it is folded away
+    assert tooltips >= (2 if size == "phone" else 50), tooltips
+    assert found == {}
+    page.close()
+
+
+def test_the_layout_checks_find_what_they_look_for(browser, server_url):
+    """The checks above can fail: a button moved onto another, a plot pushed past the window's side
+    and a tooltip placed off the window are each reported."""
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.goto(server_url)
+    wait_for_app(page)
+    assert layout_problems(page)["overlaps"] == []
+    page.evaluate(
+        """() => {
+      const hosts = [];
+      const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+        if (e.tagName === 'BUTTON' && /^(Reset|Large type)/.test(e.textContent.trim())) hosts.push(root.host);
+        if (e.shadowRoot) walk(e.shadowRoot);
+      });
+      walk(document);
+      const [a, b] = hosts.map((h) => h.getBoundingClientRect());
+      hosts[1].style.transform = `translate(${a.left - b.left}px, ${a.top - b.top}px)`;
+      const plot = [...Bokeh.index.all_views()].find((v) => v.model && v.model.type === 'Figure');
+      plot.el.style.transform = 'translateX(-3000px)';
+    }"""
+    )
+    problems = layout_problems(page)
+    assert any("Reset" in pair and "Large type" in pair for pair in problems["overlaps"]), problems
+    assert any("past the window's side" in line for line in problems["clipped"]), problems
+    page.add_style_tag(content=".bk-Tooltip { left: 3000px !important; }")
+    outside, shown = tooltips_outside(page)
+    assert shown >= 5 and len(outside) == shown
+    page.close()
+
+
+@pytest.mark.parametrize(
+    ("box", "typed", "message"),
+    [
+        ("seed", "-5", "seed must be between 0 and 2,147,483,647; still using 0"),
+        ("alpha", "5", "alpha must be between 0.0001 and 1; still using"),
+    ],
+)
+def test_an_invalid_number_is_flagged_at_its_box(browser, server_url, box, typed, message):
+    """Issue 22: alpha = 5 and seed = -5 stayed in their boxes and were silently ignored."""
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(server_url + ("?arete=manual" if box == "alpha" else ""))
+    wait_for_app(page)
+    if box == "alpha":
+        show_tab(page, "Low-privacy noise")
+    field = page.get_by_label(box, exact=True)
+    field.fill(typed)
+    field.press("Enter")
+    flag = page.get_by_text(message, exact=False).first
+    flag.wait_for(state="visible", timeout=60_000)
+    assert page.url.find(f"{'seed' if box == 'seed' else 'alpha'}=") == -1  # not used, so not in the link
+    field.fill("0.5" if box == "alpha" else "7")
+    field.press("Enter")
+    flag.wait_for(state="hidden", timeout=60_000)
+    page.wait_for_function(f"() => location.search.includes('{box}=')", timeout=60_000)
+    page.close()
