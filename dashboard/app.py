@@ -101,6 +101,20 @@ if (window.innerWidth < 700) {
   if (sidebar) { sidebar.classList.remove('show'); }
 }
 new Image().src = 'static/extensions/panel/assets/arc_spinner.svg';
+// Panel's Location pushes a history entry for every change of the address: Play added one per
+// frame and a slider drag one per step, so Back stepped through frames. Changes that follow within
+// a second of the last one replace its entry: one entry per deliberate change, Back still works.
+if (!window.noiselabHistory) {
+  window.noiselabHistory = true;
+  const push = history.pushState.bind(history);
+  let last = -Infinity;
+  history.pushState = (state, title, url) => {
+    const now = performance.now();
+    const burst = now - last < 1000;
+    last = now;
+    return burst ? history.replaceState(state, title, url) : push(state, title, url);
+  };
+}
 """
 
 # large type and presenter mode from the address (?big=true, ?present=1): the toggles' own callbacks
@@ -504,7 +518,7 @@ def link_values(arguments: dict) -> tuple[dict, dict]:
                 values[names[key]] = json.loads(text)
             except (ValueError, RecursionError):
                 values[names[key]] = text
-            if key == "present" and values[names[key]] in (0, 1):  # ?present=1, as a person types it
+            if key in ("present", "big") and values[names[key]] in (0, 1):  # ?big=1, as a person types it
                 values[names[key]] = bool(values[names[key]])
     return values, refused
 

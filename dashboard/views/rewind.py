@@ -20,41 +20,52 @@ FRAME_INTERVAL_MS = 33  # about 30 frames per second
 SYNC_EVERY = 10  # releases between updates of the slider (and the server) during Play
 
 # the frame display, run in the browser. One source of truth: the release shown is kept on the window
-# (per slider); the dot, the readout, the series markers and the slider all draw that release.
+# (per slider); the dot, the readout, the series markers and the slider all draw that release, at every
+# frame. The browser draws them without telling the server ({sync: false}): the server needs only the
+# slider's release, which it hears every SYNC releases during Play, at Pause and at the end, and it
+# sends its own dot, markers and readout whenever it sets a release (RewindView.show_frame).
 SHOW_JS = """
 const key = 'noiselabTimer' + slider.id;
 const shown = 'noiselabFrame' + slider.id;
-const show = (k, text = true) => {
+const local = {sync: false};
+const show = (k) => {
   const d = frames.data;
   const count = d.t.length;
   if (count === 0) { return; }
   k = Math.max(0, Math.min(count - 1, Math.round(k)));
   window[shown] = k;
-  now.data = {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]};
+  now.setv({data: {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]}}, local);
   (window.noiselabFrames = window.noiselabFrames || []).push([k, performance.now()]);
-  if (!text) { return; }
-  for (const span of spans) { span.location = k + 1; }
+  for (const span of spans) { span.setv({location: k + 1}, local); }
   const f = (v, p) => Number(v).toPrecision(p).replace(/\\.?0+($|e)/, '$1');
-  readout.text = `<b>Release ${k + 1} of ${count}</b>: noise variance T = ${f(d.t[k], 4)}, ` +
+  readout.setv({text: `<b>Release ${k + 1} of ${count}</b>: noise variance T = ${f(d.t[k], 4)}, ` +
     `ex-post epsilon psi(T) = ${f(d.epsilon[k], 3)} ` +
     `(independent releases composed exactly: ${f(d.composition[k], 3)}), ` +
-    `error = ${f(d.error[k], 3)} (expected ${f(d.expected[k], 3)}).`;
+    `error = ${f(d.error[k], 3)} (expected ${f(d.expected[k], 3)}).`}, local);
 };
 const current = () => (window[shown] === undefined ? slider.value : window[shown]);
+// the slider at release k; the server hears of it when tell is true (even if the browser shows k already)
+const move = (k, tell) => {
+  if (!tell) { slider.setv({value: k}, local); return; }
+  if (slider.value === k) { slider.setv({value: NaN}, {silent: true}); }
+  slider.value = k;
+};
 // stop playing; the slider (and the server) take the release on screen, which is returned
 const stop = () => {
   window[key] = null;
   const k = current();
   show(k);
-  if (slider.value !== k) { slider.value = k; }
+  move(k, true);
   return k;
 };
 """
-SLIDER_JS = SHOW_JS + "show(slider.value);"
+# the slider's own change (a drag, a step, the server): draw its release unless it is on screen already
+SLIDER_JS = SHOW_JS + "if (slider.value !== window[shown]) { show(slider.value); }"
 
 # the player's buttons: one animation per slider, its token kept on the window. Play steps inside
-# requestAnimationFrame, at most one release per INTERVAL ms, and draws each release itself; the
-# slider, the text readout and the server hear of it every SYNC releases, at Pause and at the end.
+# requestAnimationFrame, one release per INTERVAL ms (a screen too slow for that skips releases rather
+# than slowing down), and draws each release everywhere; the server hears of the slider every SYNC
+# releases, at Pause and at the end.
 PLAYER_JS = {
     "play": SHOW_JS
     + """
@@ -64,17 +75,16 @@ const token = {};
 window[key] = token;
 let last = performance.now();
 show(k);
-if (slider.value !== k) { slider.value = k; }
+move(k, true);
 const step = (now_ms) => {
   if (window[key] !== token) { return; }
-  if (now_ms - last >= INTERVAL) {
-    last = now_ms;
-    k = current() + 1;  // a drag of the slider while playing moves the play head
-    // the readout and the markers on the series plots redraw more than the walk, so during Play
-    // they follow every SYNC releases
-    const sync = k >= last_frame || k % SYNC === 0;
-    show(k, sync);
-    if (sync) { slider.value = k; }
+  const due = Math.floor((now_ms - last) / INTERVAL);  // releases due: a slow screen skips, never lags
+  if (due >= 1) {
+    last += due * INTERVAL;
+    const before = current();  // a drag of the slider while playing moves the play head
+    k = Math.min(last_frame, before + due);
+    show(k);
+    move(k, k >= last_frame || Math.floor(k / SYNC) > Math.floor(before / SYNC));
     if (k >= last_frame) { window[key] = null; return; }
   }
   requestAnimationFrame(step);
@@ -82,10 +92,10 @@ const step = (now_ms) => {
 requestAnimationFrame(step);
 """,
     "pause": SHOW_JS + "stop();",
-    "back": SHOW_JS + "slider.value = Math.max(slider.start, stop() - 1);",
-    "forward": SHOW_JS + "slider.value = Math.min(slider.end, stop() + 1);",
-    "first": SHOW_JS + "stop(); slider.value = slider.start;",
-    "last": SHOW_JS + "stop(); slider.value = slider.end;",
+    "back": SHOW_JS + "move(Math.max(slider.start, stop() - 1), true);",
+    "forward": SHOW_JS + "move(Math.min(slider.end, stop() + 1), true);",
+    "first": SHOW_JS + "stop(); move(slider.start, true);",
+    "last": SHOW_JS + "stop(); move(slider.end, true);",
 }
 BUTTONS = (
     ("first", "\u25c0\u25c0 Noisiest", "Back to the first, noisiest release"),
@@ -391,8 +401,12 @@ class RewindView(BaseView):
         with pn.io.hold():
             if self.frame.value != k:
                 self.frame.value = k
+            # sent even when unchanged here: the browser draws releases without telling the server,
+            # so the server's copy may be another release's (a held change is sent with its last value)
+            self.src_now.data = {"t": [], "x": [], "y": []}
             self.src_now.data = {"t": [sc.frame_times[k]], "x": [v[0]], "y": [v[1] if v.size > 1 else 0.0]}
             for span in self.now_spans:
+                span.location = None
                 span.location = k + 1
             self.frame_readout.object = (
                 f"<b>Release {k + 1} of {FRAMES}</b>: noise variance T = {fmt(sc.frame_times[k])}, "

@@ -147,3 +147,15 @@ def test_save_is_on_every_toolbar_without_the_overflow_menu():
     for view in lab.views:
         for fig in view.figures:
             assert len(fig.toolbar.tools) <= 4 and any(isinstance(t, SaveTool) for t in fig.toolbar.tools), fig
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [({"big": [b"1"]}, True), ({"big": [b"true"]}, True), ({"big": [b"0"]}, False), ({"present": [b"1"]}, True)],
+)
+def test_the_switches_take_one_and_zero_as_a_person_types_them(query, expected):
+    """``?big=1`` was refused as "not a boolean" while ``?present=1`` worked."""
+    values, refused = link_values(query)
+    assert refused == {} and list(values.values()) == [expected]
+    assert all(isinstance(value, bool) for value in values.values())
+    assert Settings().apply_values(values) == {}

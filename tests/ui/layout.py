@@ -87,17 +87,23 @@ LAYOUT_JS = (
   return {overlaps, clipped, axes, controls: items.length, overflow: document.documentElement.scrollWidth - innerWidth};
 }"""
 )
-# the centres of what shows a tooltip on hover: description icons and tooltip icons
+# what shows a tooltip on hover (description icons and tooltip icons), kept on the window; returns how many
 TOOLTIP_TARGETS_JS = (
     "() => {"
     + _WALK
     + """
-  return all.map(([e]) => e).filter((e) => (e.classList.contains('bk-description')
-      || e.classList.contains('bk-panel-models-widgets-TooltipIcon')) && shown(e))
-    .map((e) => { const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })
-    .filter(([x, y]) => x >= 0 && x <= innerWidth && y >= 0 && y <= innerHeight);
+  window.__tooltipTargets = all.map(([e]) => e).filter((e) => (e.classList.contains('bk-description')
+      || e.classList.contains('bk-panel-models-widgets-TooltipIcon')) && shown(e));
+  return window.__tooltipTargets.length;
 }"""
 )
+# scroll target i to the middle of the window; its centre there
+TOOLTIP_TARGET_AT_JS = """(i) => {
+  const e = window.__tooltipTargets[i];
+  e.scrollIntoView({block: 'center', inline: 'nearest'});
+  const r = e.getBoundingClientRect();
+  return [r.left + r.width / 2, r.top + r.height / 2];
+}"""
 
 # the tooltips shown, as [left, top, right, bottom] in the window
 TOOLTIP_BOXES_JS = (
@@ -111,16 +117,26 @@ TOOLTIP_BOXES_JS = (
 )
 
 
+VISIBLE_AXES_JS = """() => [...Bokeh.index.all_views()].filter((v) => v.model && v.model.type
+  && v.model.type.endsWith('Axis') && v.plot_view && v.plot_view.el.checkVisibility()).length"""
+
+
+def wait_for_plots(page, count: int = 4) -> None:
+    """Wait until ``count`` axes are drawn (a tab's plots go on the page with their first data)."""
+    page.wait_for_function(f"() => ({VISIBLE_AXES_JS})() >= {count}", timeout=120_000)
+
+
 def layout_problems(page) -> dict:
     """Overlapping controls and plots, clipped axes and plots, and page width past the window."""
     return page.evaluate(LAYOUT_JS)
 
 
-def tooltips_outside(page) -> list:
-    """Hover every tooltip target on screen; the tooltips that reach past the window (with the
-    target's position), and how many were shown."""
+def tooltips_outside(page) -> tuple[list, int]:
+    """Hover every tooltip target shown, scrolled into the window first. Returns the tooltips that
+    reach past the window (with the target's position) and how many tooltips were shown."""
     outside, shown = [], 0
-    for x, y in page.evaluate(TOOLTIP_TARGETS_JS):
+    for index in range(page.evaluate(TOOLTIP_TARGETS_JS)):
+        x, y = page.evaluate(TOOLTIP_TARGET_AT_JS, index)
         page.mouse.move(x, y)
         page.wait_for_function(f"() => ({TOOLTIP_BOXES_JS})().length > 0", timeout=5_000)
         width, height = page.evaluate("() => [innerWidth, innerHeight]")

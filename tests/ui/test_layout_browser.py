@@ -7,7 +7,7 @@ import pytest
 
 from dashboard.tour import TABS
 from tests.ui.conftest import ARTIFACTS, show_tab, wait_for_app
-from tests.ui.layout import layout_problems, tooltips_outside
+from tests.ui.layout import layout_problems, tooltips_outside, wait_for_plots
 
 pytestmark = pytest.mark.ui
 
@@ -19,12 +19,13 @@ SIZES = {"phone": (390, 844), "projector": (1024, 768), "desktop": (1440, 900)}
 def test_no_overlaps_no_clipping_and_tooltips_inside_the_window(browser, server_url, size, large):
     width, height = SIZES[size]
     page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(server_url + ("?big=1" if large else ""))
+    page.goto(server_url + ("?big=1" if large else ""))  # as a person types it
     wait_for_app(page)
     assert page.evaluate("() => document.body.classList.contains('noiselab-large')") is large
     found, tooltips = {}, 0
     for tab in TABS:
         show_tab(page, tab)
+        wait_for_plots(page)
         problems = layout_problems(page)
         outside, shown = tooltips_outside(page)
         tooltips += shown

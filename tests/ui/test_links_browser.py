@@ -6,7 +6,7 @@ import urllib.parse
 
 import pytest
 
-from tests.ui.conftest import show_tab, wait_for_app
+from tests.ui.conftest import ARTIFACTS, show_tab, wait_for_app
 
 pytestmark = pytest.mark.ui
 
@@ -40,6 +40,20 @@ CONTROLS_JS = """
 }
 """
 
+# what a page shows when a wait fails: the address, the open tab, the texts and the data sizes
+PAGE_STATE_JS = """
+() => {
+  if (!window.Bokeh || !Bokeh.documents.length) return {address: location.href, bokeh: false};
+  const out = {address: location.href, texts: [], sources: {}};
+  for (const m of Bokeh.documents[0].all_models) {
+    if (m.type === 'Tabs') out.tab = m.active;
+    if (typeof m.text === 'string' && m.text.length > 0) out.texts.push(m.text.slice(0, 160));
+    if (m.type === 'ColumnDataSource' && m.name) out.sources[m.name] = Object.values(m.data)[0]?.length;
+  }
+  return out;
+}
+"""
+
 
 def test_a_link_reproduces_the_demo(browser, server_url):
     first = browser.new_page(viewport={"width": 1440, "height": 900})
@@ -68,11 +82,16 @@ def test_a_link_reproduces_the_demo(browser, server_url):
 
     second = browser.new_page(viewport={"width": 1440, "height": 900})
     second.goto(first.url)
-    second.wait_for_function(
-        "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].get_model_by_name('experiment-bm')"
-        " && Bokeh.documents[0].get_model_by_name('experiment-bm').data.x.length > 0",
-        timeout=120_000,
-    )
+    try:
+        second.wait_for_function(
+            "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].get_model_by_name('experiment-bm')"
+            " && Bokeh.documents[0].get_model_by_name('experiment-bm').data.x.length > 0",
+            timeout=120_000,
+        )
+    except Exception:  # say what the page showed instead
+        second.screenshot(path=str(ARTIFACTS / "link-second-page.png"))
+        shown = second.evaluate(PAGE_STATE_JS)
+        raise AssertionError(f"the linked page's experiments never arrived; it showed {shown}") from None
     second.wait_for_function(
         "() => Object.values(({CONTROLS_JS})()).some(v => v.includes('Release 4 of'))".replace(
             "{CONTROLS_JS}", CONTROLS_JS

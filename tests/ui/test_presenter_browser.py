@@ -68,12 +68,16 @@ def test_pause_and_step_show_one_frame_everywhere(watched_page, server_url):
     page.wait_for_function(f"() => {{ const s = ({FRAME_STATE_JS})(); return s.dot === s.slider; }}", timeout=WAIT)
     paused = frame_state(page)
     assert_one_frame(paused)
+    # (a busy machine may reach the last release before Pause arrives: steps go back first)
+    press(page, "back")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {paused['slider'] - 1}", timeout=WAIT)
+    assert_one_frame(frame_state(page))
     press(page, "forward")
-    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {paused['slider'] + 1}", timeout=WAIT)
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {paused['slider']}", timeout=WAIT)
     assert_one_frame(frame_state(page))
     press(page, "back")
     press(page, "back")
-    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {paused['slider'] - 1}", timeout=WAIT)
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {paused['slider'] - 2}", timeout=WAIT)
     stepped = frame_state(page)
     assert_one_frame(stepped)
     # a tab switch and back keeps the frame
@@ -185,4 +189,57 @@ def test_keys_step_play_and_open_tabs_but_never_while_typing(watched_page, serve
     box.press("Enter")
     page.wait_for_function("() => location.search.includes('seed=5')", timeout=WAIT)
     assert "tab=1" in page.url
+    assert page.problems == []
+
+
+# at every animation frame: the release of the dot, the slider, the readout and each series marker
+SAMPLE_FRAMES_JS = """
+() => {
+  window.noiselabSamples = [];
+  const doc = Bokeh.documents[0];
+  const tick = () => {
+    const frames = doc.get_model_by_name('rewind-frames').data;
+    const sample = [frames.t.indexOf(doc.get_model_by_name('rewind-now').data.t[0]) + 1];
+    for (const m of doc.all_models) {
+      if (m.type === 'Slider' && m.title === 'release') { sample.push(m.value + 1); }
+      if (m.name === 'rewind-marker') { sample.push(m.location); }
+      if (typeof m.text === 'string' && /Release \\d+ of/.test(m.text)) {
+        sample.push(Number(/Release (\\d+) of/.exec(m.text)[1]));
+      }
+    }
+    window.noiselabSamples.push(sample);
+    if (window.noiselabSamples.length < 2000) { requestAnimationFrame(tick); }
+  };
+  requestAnimationFrame(tick);
+}
+"""
+
+
+def test_while_playing_every_part_shows_the_same_release_and_history_grows_once(watched_page, server_url):
+    """During Play the slider and the readout trailed the dot by up to 9 releases, every release sent
+    its dot to the server, and every synced release added a browser history entry (Back then stepped
+    through the animation)."""
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
+    history = page.evaluate("() => history.length")
+    page.evaluate(SAMPLE_FRAMES_JS)
+    press(page, "play")
+    page.wait_for_function(
+        "() => { const f = window.noiselabFrames || []; return f.length && f[f.length - 1][0] >= 119; }",
+        timeout=WAIT,
+    )
+    samples = page.evaluate("() => window.noiselabSamples")
+    assert len(samples) >= 20 and all(len(s) == 5 for s in samples), samples[:3]  # dot, slider, readout, 2 markers
+    assert [s for s in samples if len(set(s)) > 1] == []
+    assert max(s[0] for s in samples) == 120
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === 120", timeout=WAIT)
+    assert_one_frame(frame_state(page))
+    assert page.evaluate("() => history.length") - history <= 2
+    text = [m if isinstance(m, str) else m.decode(errors="replace") for m in sent]
+    assert not any('"attr":"data"' in m or '"attr":"location"' in m for m in text)  # the dot stays in the browser
+    page.wait_for_function("() => location.search.includes('release=120')", timeout=WAIT)
     assert page.problems == []
