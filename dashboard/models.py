@@ -195,8 +195,8 @@ class ExperimentSettings(param.Parameterized):
     trials: param.Selector[int] = param.Selector(
         default=100,
         objects=[100, 250, 500, 1000],
-        doc="Independent trials (paper A used 1,000). At 100, the mean and logistic tasks answer in seconds; "
-        "ridge takes about a minute on a busy two-core server, and longer for more trials.",
+        doc="Independent trials (paper A used 1,000). At 100, each task answers in about 2-20 s on a busy "
+        "two-core server (benchmarks/bench_experiments.py); 1,000 trials take about ten times as long.",
     )
     levels = param.Range(
         default=(0.16, 5.0),
