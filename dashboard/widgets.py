@@ -10,7 +10,7 @@ import param
 from bokeh.models import CustomJSTickFormatter
 
 from .models import Settings
-from .tour import GLOSSARY, PRESETS, TOUR
+from .tour import GLOSSARY, PRESET_NOTES, PRESETS, TOUR
 
 # the Bokeh Toggle holds its state in `active` (`value` is Panel's name; read in the browser it was
 # undefined, so the class flipped instead of following the toggle)
@@ -198,7 +198,8 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
     preset = pn.widgets.Select(
         label="Presets",
         options=["Choose a scenario...", *PRESETS],
-        description="Scenarios people ask about: each sets the sliders from the defaults and opens its tab",
+        description="Scenarios people ask about: each sets the sliders from the defaults and opens its tab. "
+        + " ".join(f"**{name}**: {note}." for name, note in PRESET_NOTES.items()),
     )
 
     def apply_preset(event):

@@ -23,6 +23,4 @@ def test_one_entry_per_view_in_tab_order():
 def test_tour_and_presets_name_existing_tabs():
     assert {step.tab for step in TOUR} <= set(range(len(REGISTRY)))
     assert {tab for tab, _ in PRESETS.values()} <= set(range(len(REGISTRY)))
-    assert TABS[TOUR[4].tab] == "Low-privacy noise" and TABS[PRESETS["RAT at a low epsilon (more false halts)"][0]] == (
-        "RAT stopping"
-    )
+    assert TABS[TOUR[4].tab] == "Low-privacy noise" and TABS[PRESETS["RAT at a low epsilon"][0]] == ("RAT stopping")

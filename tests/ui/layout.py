@@ -84,7 +84,21 @@ LAYOUT_JS = (
       }
     }
   }
-  return {overlaps, clipped, axes, controls: items.length, overflow: document.documentElement.scrollWidth - innerWidth};
+  // a choice box too narrow for its longest choice (the box shows a chosen name cut off)
+  const truncated = [];
+  const measure = document.createElement('canvas').getContext('2d');
+  for (const [e] of all) {
+    if (e.tagName !== 'SELECT' || !shown(e)) continue;
+    const style = getComputedStyle(e);
+    measure.font = style.font;
+    const room = e.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    for (const option of e.options) {
+      const need = measure.measureText(option.text).width;
+      if (need > room + 0.5) truncated.push(`"${option.text}": ${Math.round(need)} px in ${Math.round(room)}`);
+    }
+  }
+  const overflow = document.documentElement.scrollWidth - innerWidth;
+  return {overlaps, clipped, truncated, axes, controls: items.length, overflow};
 }"""
 )
 # what shows a tooltip on hover (description icons and tooltip icons), kept on the window; returns how many

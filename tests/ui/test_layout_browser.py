@@ -1,5 +1,6 @@
 """Layout at a phone's, a projector's and a desktop's size, in normal and large type, on every tab
-(issue 22): no two controls or plots overlap (bounding boxes), no axis or plot is cut off, the page is
+(issue 22): no two controls or plots overlap (bounding boxes), no axis or plot is cut off, no choice is
+too long for its box, the page is
 no wider than the window, every help tooltip stays inside the window, and a number outside its range
 is flagged at its box with the allowed range."""
 
@@ -30,7 +31,7 @@ def test_no_overlaps_no_clipping_and_tooltips_inside_the_window(browser, server_
         outside, shown = tooltips_outside(page)
         tooltips += shown
         assert problems["controls"] >= 8 and problems["axes"] >= 4, (tab, problems)  # the walk saw the tab
-        bad = {k: problems[k] for k in ("overlaps", "clipped") if problems[k]}
+        bad = {k: problems[k] for k in ("overlaps", "clipped", "truncated") if problems[k]}
         if problems["overflow"] > 1:
             bad["page wider than the window by px"] = problems["overflow"]
         if outside:
