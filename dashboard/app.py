@@ -101,18 +101,21 @@ if (window.innerWidth < 700) {
   if (sidebar) { sidebar.classList.remove('show'); }
 }
 new Image().src = 'static/extensions/panel/assets/arc_spinner.svg';
-// Panel's Location pushes a history entry for every change of the address: Play added one per
-// frame and a slider drag one per step, so Back stepped through frames. Changes that follow within
-// a second of the last one replace its entry: one entry per deliberate change, Back still works.
+// Panel's Location pushes a history entry for every change of the address: Play added one per synced
+// release and a slider drag one per step, so Back stepped through frames. An entry is pushed only for
+// the first change after a click, tap or key press; later changes replace it, so each deliberate
+// change is one entry and Back returns to the state before it.
 if (!window.noiselabHistory) {
   window.noiselabHistory = true;
   const push = history.pushState.bind(history);
-  let last = -Infinity;
+  let asked = false;  // a person acted since the last entry (a page load is no new entry)
+  for (const kind of ['pointerdown', 'keydown']) {
+    window.addEventListener(kind, () => { asked = true; }, true);
+  }
   history.pushState = (state, title, url) => {
-    const now = performance.now();
-    const burst = now - last < 1000;
-    last = now;
-    return burst ? history.replaceState(state, title, url) : push(state, title, url);
+    if (!asked) { return history.replaceState(state, title, url); }
+    asked = false;
+    return push(state, title, url);
   };
 }
 """

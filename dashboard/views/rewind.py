@@ -63,9 +63,9 @@ const stop = () => {
 SLIDER_JS = SHOW_JS + "if (slider.value !== window[shown]) { show(slider.value); }"
 
 # the player's buttons: one animation per slider, its token kept on the window. Play steps inside
-# requestAnimationFrame, one release per INTERVAL ms (a screen too slow for that skips releases rather
-# than slowing down), and draws each release everywhere; the server hears of the slider every SYNC
-# releases, at Pause and at the end.
+# requestAnimationFrame, at most one release per INTERVAL ms, and draws every release everywhere (a
+# slow screen slows the animation rather than skip releases); the server hears of the slider every
+# SYNC releases, at Pause and at the end.
 PLAYER_JS = {
     "play": SHOW_JS
     + """
@@ -78,13 +78,12 @@ show(k);
 move(k, true);
 const step = (now_ms) => {
   if (window[key] !== token) { return; }
-  const due = Math.floor((now_ms - last) / INTERVAL);  // releases due: a slow screen skips, never lags
-  if (due >= 1) {
-    last += due * INTERVAL;
+  if (now_ms - last >= INTERVAL) {
+    last = now_ms;
     const before = current();  // a drag of the slider while playing moves the play head
-    k = Math.min(last_frame, before + due);
+    k = Math.min(last_frame, before + 1);
     show(k);
-    move(k, k >= last_frame || Math.floor(k / SYNC) > Math.floor(before / SYNC));
+    move(k, k >= last_frame || k % SYNC === 0);
     if (k >= last_frame) { window[key] = null; return; }
   }
   requestAnimationFrame(step);

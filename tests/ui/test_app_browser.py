@@ -149,7 +149,7 @@ def test_play_draws_nearly_every_frame_in_the_browser(watched_page, server_url):
         "() => { const d = Bokeh.documents[0].get_model_by_name('rewind-now').data;"
         " const f = Bokeh.documents[0].get_model_by_name('rewind-frames').data;"
         " return d.t[0] === f.t[f.t.length - 1]; }",
-        timeout=30_000,
+        timeout=120_000,
     )
     elapsed = time.monotonic() - started
     painted = page.evaluate("() => window.painted.size")

@@ -208,7 +208,7 @@ SAMPLE_FRAMES_JS = """
       }
     }
     window.noiselabSamples.push(sample);
-    if (window.noiselabSamples.length < 2000) { requestAnimationFrame(tick); }
+    if (window.noiselabSamples.length < 20000) { requestAnimationFrame(tick); }
   };
   requestAnimationFrame(tick);
 }
@@ -228,17 +228,14 @@ def test_while_playing_every_part_shows_the_same_release_and_history_grows_once(
     history = page.evaluate("() => history.length")
     page.evaluate(SAMPLE_FRAMES_JS)
     press(page, "play")
-    page.wait_for_function(
-        "() => { const f = window.noiselabFrames || []; return f.length && f[f.length - 1][0] >= 119; }",
-        timeout=WAIT,
-    )
+    # the sampler has seen the last release (it samples at the animation frame after each draw)
+    page.wait_for_function("() => window.noiselabSamples.some((s) => s[0] === 120)", timeout=WAIT)
     samples = page.evaluate("() => window.noiselabSamples")
     assert len(samples) >= 20 and all(len(s) == 5 for s in samples), samples[:3]  # dot, slider, readout, 2 markers
     assert [s for s in samples if len(set(s)) > 1] == []
-    assert max(s[0] for s in samples) == 120
     page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === 120", timeout=WAIT)
     assert_one_frame(frame_state(page))
-    assert page.evaluate("() => history.length") - history <= 2
+    assert page.evaluate("() => history.length") - history == 1  # the click on Play: one entry
     text = [m if isinstance(m, str) else m.decode(errors="replace") for m in sent]
     assert not any('"attr":"data"' in m or '"attr":"location"' in m for m in text)  # the dot stays in the browser
     page.wait_for_function("() => location.search.includes('release=120')", timeout=WAIT)
