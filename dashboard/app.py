@@ -102,9 +102,9 @@ if (window.innerWidth < 700) {
 }
 new Image().src = 'static/extensions/panel/assets/arc_spinner.svg';
 // Panel's Location pushes a history entry for every change of the address: Play added one per synced
-// release and a slider drag one per step, so Back stepped through frames. An entry is pushed only for
+// release and a slider drag one per step, so Back walked the address back frame by frame. An entry is pushed only for
 // the first change after a click, tap or key press; later changes replace it, so each deliberate
-// change is one entry and Back returns to the state before it.
+// change is one entry. (Back and Forward change the address only: Panel's Location does not follow them.)
 if (!window.noiselabHistory) {
   window.noiselabHistory = true;
   const push = history.pushState.bind(history);
@@ -590,7 +590,7 @@ class AddressLocation(Location):
     def follow(self, lab: NoiseLab, on_refused) -> None:
         """Keep the address and ``lab`` in step: changes of its settings, tab, rewind release and
         experiments settings rewrite the query (defaults left out: the defaults give a bare address); a
-        query the browser sends (on load, back and forward) is applied value by value, and
+        query the browser sends (on load) is applied value by value, and
         ``on_refused(refused, arguments)`` hears of values that were not; then the query is rewritten
         from the values in use."""
         settings = lab.settings
@@ -704,7 +704,7 @@ def create_app(
             "dist_url", f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
         )
         location = AddressLocation.for_request(doc.session_context.request)
-        location.follow(lab, show_refused)  # later changes (back and forward) the same way
+        location.follow(lab, show_refused)  # later changes of the query the same way
         template.server_doc = functools.partial(template.server_doc, session_location=location)
     return template
 
