@@ -171,7 +171,8 @@ def test_every_view_renders_and_composes(records, name):
     tools = [type(t).__name__ for p in hv.render(view, backend="bokeh").select({"type": Figure}) for t in p.tools]
     assert "HoverTool" in tools
     both = view + nbk.frontier_plot(records["frontier"])
-    assert isinstance(both, hv.Layout) and len(both) == len(view) + 1 if isinstance(view, hv.Layout) else 2
+    assert isinstance(both, hv.Layout)
+    assert len(both) == (len(view) + 1 if isinstance(view, hv.Layout) else 2)  # an Overlay is one panel
 
 
 def test_colours_are_the_palette(records):

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import panel as pn
@@ -590,6 +591,41 @@ def test_a_socket_closed_before_its_session_is_not_logged_as_an_error():
         for name in names:
             logging.getLogger(name).removeHandler(handler)
     assert seen == [(name, "ERROR") for name in names]
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("delay", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize(
+    "command",
+    [["-m", "dashboard.cli", "serve"], ["-m", "dashboard.experiments_cli"], ["noiselab", "serve"]],
+    ids=["cli", "experiments_cli", "noiselab"],
+)
+def test_ctrl_c_while_a_command_starts_prints_one_line(command, delay, tmp_path):
+    """Ctrl+C in the first seconds of ``noiselab serve`` or the experiments command, while they import,
+    printed a 16-47-line traceback (only ``python -m dashboard.serve`` was covered). The signal is sent
+    ``delay`` seconds after the command began loading numpy (its package is imported by then; a signal
+    during the interpreter's own start is Python's)."""
+    if command[0] == "noiselab":
+        command = [str(Path(sys.executable).with_name("noiselab")), *command[1:]]
+    else:
+        command = [sys.executable, *command]
+    command += ["--port", str(free_port())] if "serve" in command else ["--out", str(tmp_path / "out")]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    maps = Path(f"/proc/{proc.pid}/maps")
+    deadline = time.monotonic() + 120
+    while "numpy" not in (maps.read_text() if maps.exists() else "") and time.monotonic() < deadline:
+        time.sleep(0.01)  # polling a condition
+    time.sleep(delay)  # not a limit: when the signal arrives
+    before = proc.poll()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert before is None
+    assert "Traceback" not in out, out[-3000:]
+    lines = [
+        line for line in out.splitlines() if line.strip() and not line.startswith(("noiselab: serving", "Launching"))
+    ]
+    assert len(lines) == 1 and "stopped" in lines[0], out[-3000:]
+    assert proc.returncode != 0
 
 
 @pytest.mark.subprocess
