@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 SOURCES = {
-    "synthetic": "synthetic (shaped like paper A's data)",
+    "synthetic": "synthetic, as in paper A",
     "upload": "uploaded CSV file",
     "kddcup": "KDD Cup 99 file (logistic)",
     "twitter": "Twitter buzz file (ridge)",

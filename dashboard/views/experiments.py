@@ -70,7 +70,7 @@ class ExperimentsView(BaseView):
         self._upload = None  # (bytes, filename) of the last file that passed inspection
         sources = available_sources()
         self.source_select = pn.widgets.Select(
-            label="Data", options={v: k for k, v in sources.items()}, value="synthetic", width=330
+            label="Data", options={v: k for k, v in sources.items()}, value="synthetic", width=260
         )
         self.task_select = pn.widgets.RadioButtonGroup.from_param(self.config.param.task)
         self.file_input = pn.widgets.FileInput(accept=".csv,.txt", multiple=False, width=260)

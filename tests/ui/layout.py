@@ -131,8 +131,10 @@ TOOLTIP_BOXES_JS = (
 )
 
 
+# (visible as the checks below count it: not hidden, not transparent)
 VISIBLE_AXES_JS = """() => [...Bokeh.index.all_views()].filter((v) => v.model && v.model.type
-  && v.model.type.endsWith('Axis') && v.plot_view && v.plot_view.el.checkVisibility()).length"""
+  && v.model.type.endsWith('Axis') && v.plot_view
+  && v.plot_view.el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})).length"""
 
 
 def wait_for_plots(page, count: int = 4) -> None:
