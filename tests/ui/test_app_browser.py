@@ -489,9 +489,7 @@ def test_closing_a_tab_mid_computation_leaves_the_server_healthy(browser, server
 def start_long_run(page):
     """On the experiments tab: run ridge on paper-sized synthetic data with 1,000 trials (many seconds);
     return once its progress bar shows."""
-    page.locator("select").filter(has_text="synthetic, as in paper A").select_option(
-        label="synthetic, as in paper A"
-    )
+    page.locator("select").filter(has_text="synthetic, as in paper A").select_option(label="synthetic, as in paper A")
     page.get_by_text("ridge", exact=True).click()
     page.locator("select").filter(has_text="1000").select_option(label="1000")
     page.get_by_role("button", name="Run").click()
