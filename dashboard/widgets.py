@@ -98,8 +98,8 @@ def allowed_range(parameter: param.Parameter) -> str:
     low_in, high_in = getattr(parameter, "inclusive_bounds", (True, True))
     spell = lambda v: f"{v:,}" if isinstance(v, int) else f"{v:g}"  # noqa: E731
     if low is not None and high is not None:
-        ends = "" if low_in and high_in else " (ends excluded)" if not (low_in or high_in) else ""
-        return f"between {spell(low)} and {spell(high)}{ends}"
+        excluded = [spell(v) for v, included in ((low, low_in), (high, high_in)) if not included]
+        return f"between {spell(low)} and {spell(high)}" + (f" ({' and '.join(excluded)} excluded)" if excluded else "")
     if low is not None:
         return f"{'at least' if low_in else 'above'} {spell(low)}"
     if high is not None:

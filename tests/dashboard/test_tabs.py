@@ -4,7 +4,7 @@ import pytest
 
 from dashboard.app import NoiseLab
 from dashboard.tabs import REGISTRY, tab_index, view_class
-from dashboard.tour import PRESETS, TABS, TOUR
+from dashboard.tour import PRESET_NOTES, PRESETS, TABS, TOUR
 from dashboard.views.base import BaseView
 
 
@@ -23,4 +23,5 @@ def test_one_entry_per_view_in_tab_order():
 def test_tour_and_presets_name_existing_tabs():
     assert {step.tab for step in TOUR} <= set(range(len(REGISTRY)))
     assert {tab for tab, _ in PRESETS.values()} <= set(range(len(REGISTRY)))
-    assert TABS[TOUR[4].tab] == "Low-privacy noise" and TABS[PRESETS["RAT at a low epsilon"][0]] == ("RAT stopping")
+    assert TABS[TOUR[4].tab] == "Low-privacy noise" and TABS[PRESETS["RAT at a low epsilon"][0]] == "RAT stopping"
+    assert list(PRESET_NOTES) == list(PRESETS)  # every preset's note, in the box's order

@@ -33,13 +33,13 @@ LAYOUT_JS = (
     const label = (e.textContent || e.getAttribute('title') || e.value || '').trim().slice(0, 40);
     items.push({e, root, name: e.tagName.toLowerCase() + ' "' + label + '"', r});
   }
-  for (const v of Bokeh.index.all_views()) {
-    if (!v.model || !['Figure', 'Plot'].includes(v.model.type) || !shown(v.el)) continue;
-    const r = v.el.getBoundingClientRect();
-    if (r.width < 1) continue;
-    const title = v.model.title && v.model.title.text ? v.model.title.text : v.model.name || v.model.id;
-    items.push({e: v.el, root: null, name: 'plot "' + title.slice(0, 40) + '"', r});
-  }
+  // the plots on screen, each with its title (or name)
+  const plots = [...Bokeh.index.all_views()]
+    .filter((v) => v.model && ['Figure', 'Plot'].includes(v.model.type) && shown(v.el))
+    .map((v) => ({v, r: v.el.getBoundingClientRect(),
+                  title: v.model.title && v.model.title.text ? v.model.title.text : v.model.name || v.model.id}))
+    .filter((p) => p.r.width >= 1);
+  for (const p of plots) items.push({e: p.v.el, root: null, name: 'plot "' + p.title.slice(0, 40) + '"', r: p.r});
   const overlaps = [];
   for (let i = 0; i < items.length; i++) {
     for (let j = i + 1; j < items.length; j++) {
@@ -61,18 +61,16 @@ LAYOUT_JS = (
     const b = v.bbox, e = v.extents, canvas = v.plot_view.canvas_view.bbox;
     const need = e.tick + e.tick_label + e.axis_label;
     const have = v.dimension == 0 ? b.height : b.width;
-    const inside = b.left >= -0.5 && b.top >= -0.5 && b.right <= canvas.width + 0.5 && b.bottom <= canvas.height + 0.5;
+    const onCanvas = b.left >= -0.5 && b.top >= -0.5
+      && b.right <= canvas.width + 0.5 && b.bottom <= canvas.height + 0.5;
     axes += 1;
-    if (need > have + 0.5 || !inside) {
+    if (need > have + 0.5 || !onCanvas) {
       clipped.push(`${m.axis_label || '(no label)'}: needs ${Math.round(need)} px, has ${Math.round(have)}`
-        + (inside ? '' : ', outside its canvas'));
+        + (onCanvas ? '' : ', outside its canvas'));
     }
   }
   // a plot cut off by a container that hides its overflow, or by the window's sides
-  for (const v of Bokeh.index.all_views()) {
-    if (!v.model || !['Figure', 'Plot'].includes(v.model.type) || !shown(v.el)) continue;
-    const r = v.el.getBoundingClientRect();
-    const title = v.model.title && v.model.title.text ? v.model.title.text : v.model.name || v.model.id;
+  for (const {v, r, title} of plots) {
     if (r.left < -0.5 || r.right > innerWidth + 0.5) clipped.push(`plot "${title}": past the window's side`);
     for (let n = v.el.parentNode || v.el.host; n && n.nodeType === 1; n = n.parentNode || n.host) {
       const style = getComputedStyle(n), box = n.getBoundingClientRect();

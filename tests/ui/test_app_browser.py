@@ -229,7 +229,6 @@ def test_layout_fits_every_screen(browser, server_url, size):
     if size != "phone":
         box = page.get_by_text("Release 1 of 120", exact=False).first.bounding_box()
         assert box is not None and box["y"] + box["height"] <= height
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"rewind-{size}.png"))
     for label in TABS[1:]:  # the other tabs, built and drawn after the page loaded, fit too
         show_tab(page, label)  # waits until the tab has settled

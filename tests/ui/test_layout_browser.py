@@ -1,8 +1,7 @@
 """Layout at a phone's, a projector's and a desktop's size, in normal and large type, on every tab
 (issue 22): no two controls or plots overlap (bounding boxes), no axis or plot is cut off, no choice is
-too long for its box, the page is
-no wider than the window, every help tooltip stays inside the window, and a number outside its range
-is flagged at its box with the allowed range."""
+too long for its box, the page is no wider than the window, every help tooltip stays inside the window,
+and a number outside its range is flagged at its box with the allowed range."""
 
 import pytest
 

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.ui
 WAIT = 60_000
 
 # the release each part of the rewind shows: the dot (by its noise variance), the slider, the
-# readout's "Release k of N" and the series markers (spans at release k)
+# readout's "Release k of N" (its model's text; frame_state reads what the page shows) and the series
+# markers (spans at release k)
 FRAME_STATE_JS = """
 () => {
   const doc = Bokeh.documents[0];
@@ -24,10 +25,13 @@ FRAME_STATE_JS = """
     if (m.name === 'rewind-marker') { spans.push(m.location); }
   }
   let slider = null;
+  const readouts = [];
   for (const m of doc.all_models) {
     if (m.type === 'Slider' && m.title === 'release') { slider = m.value + 1; }
+    const text = typeof m.text === 'string' && /Release (\\d+) of/.exec(m.text);
+    if (text) { readouts.push(Number(text[1])); }
   }
-  return {dot, slider, spans};
+  return {dot, slider, readouts, spans};
 }
 """
 
@@ -196,29 +200,20 @@ def test_keys_step_play_and_open_tabs_but_never_while_typing(watched_page, serve
 SAMPLE_FRAMES_JS = """
 () => {
   window.noiselabSamples = [];
-  const doc = Bokeh.documents[0];
   const tick = () => {
-    const frames = doc.get_model_by_name('rewind-frames').data;
-    const sample = [frames.t.indexOf(doc.get_model_by_name('rewind-now').data.t[0]) + 1];
-    for (const m of doc.all_models) {
-      if (m.type === 'Slider' && m.title === 'release') { sample.push(m.value + 1); }
-      if (m.name === 'rewind-marker') { sample.push(m.location); }
-      if (typeof m.text === 'string' && /Release \\d+ of/.test(m.text)) {
-        sample.push(Number(/Release (\\d+) of/.exec(m.text)[1]));
-      }
-    }
-    window.noiselabSamples.push(sample);
+    const s = (FRAME_STATE_JS)();
+    window.noiselabSamples.push([s.dot, s.slider, ...s.readouts, ...s.spans]);
     if (window.noiselabSamples.length < 20000) { requestAnimationFrame(tick); }
   };
   requestAnimationFrame(tick);
 }
-"""
+""".replace("FRAME_STATE_JS", FRAME_STATE_JS)
 
 
 def test_while_playing_every_part_shows_the_same_release_and_history_grows_once(watched_page, server_url):
     """During Play the slider and the readout trailed the dot by up to 9 releases, every release sent
-    its dot to the server, and every synced release added a browser history entry (Back then stepped
-    through the animation)."""
+    its dot to the server, and every synced release added a browser history entry (Back then walked the
+    address through the animation)."""
     page = watched_page
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(server_url)
