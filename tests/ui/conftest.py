@@ -46,6 +46,18 @@ def _stop(proc):
         proc.wait()
 
 
+class ServerURL(str):
+    """The served app's address, with the path of the server's log (for a failing test's report)."""
+
+    def __new__(cls, url, log_path):
+        made = super().__new__(cls, url)
+        made.log_path = log_path
+        return made
+
+    def log_tail(self, chars=3000) -> str:
+        return self.log_path.read_text()[-chars:]
+
+
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory):
     """Serve the app with the README's command on a free port; stop it afterwards. Session-scoped, so
@@ -69,7 +81,7 @@ def server_url(tmp_path_factory):
     else:
         raise RuntimeError(f"the server exited at start three times:\n{log_path.read_text()[-3000:]}")
     try:
-        yield url
+        yield ServerURL(url, log_path)
     finally:
         _stop(proc)
         text = log_path.read_text()

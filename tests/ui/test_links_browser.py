@@ -19,8 +19,8 @@ CONTROLS_JS = """
   for (const m of Bokeh.documents[0].all_models) {
     const kind = m.type;
     if (['Slider', 'RangeSlider', 'Select', 'Spinner', 'NumericInput', 'Toggle'].includes(kind)
-        || kind.endsWith('ButtonGroup') || kind === 'Tabs') {
-      const label = kind === 'Tabs' ? 'tabs' : (m.title ?? m.label ?? (m.labels || []).join('|'));
+        || kind.endsWith('ButtonGroup') || kind.endsWith('.Tabs')) {
+      const label = kind.endsWith('.Tabs') ? 'tabs' : (m.title ?? m.label ?? (m.labels || []).join('|'));
       const value = m.value ?? m.active;
       out[kind + ':' + label] = JSON.stringify(value);
     }
@@ -46,7 +46,7 @@ PAGE_STATE_JS = """
   if (!window.Bokeh || !Bokeh.documents.length) return {address: location.href, bokeh: false};
   const out = {address: location.href, texts: [], sources: {}};
   for (const m of Bokeh.documents[0].all_models) {
-    if (m.type === 'Tabs') out.tab = m.active;
+    if (m.type.endsWith('.Tabs')) out.tab = m.active;
     if (typeof m.text === 'string' && m.text.length > 0) out.texts.push(m.text.slice(0, 160));
     if (m.type === 'ColumnDataSource' && m.name) out.sources[m.name] = Object.values(m.data)[0]?.length;
   }
@@ -81,6 +81,9 @@ def test_a_link_reproduces_the_demo(browser, server_url):
     assert expected["readout"].startswith("Release 4 of 120") and "headline" in expected
 
     second = browser.new_page(viewport={"width": 1440, "height": 900})
+    problems = []
+    second.on("console", lambda msg: problems.append(msg.text) if msg.type in ("error", "warning") else None)
+    second.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     second.goto(first.url)
     try:
         second.wait_for_function(
@@ -91,7 +94,10 @@ def test_a_link_reproduces_the_demo(browser, server_url):
     except Exception:  # say what the page showed instead
         second.screenshot(path=str(ARTIFACTS / "link-second-page.png"))
         shown = second.evaluate(PAGE_STATE_JS)
-        raise AssertionError(f"the linked page's experiments never arrived; it showed {shown}") from None
+        raise AssertionError(
+            f"the linked page's experiments never arrived; it showed {shown}; console: {problems};"
+            f" server log: {server_url.log_tail()}"
+        ) from None
     second.wait_for_function(
         "() => Object.values(({CONTROLS_JS})()).some(v => v.includes('Release 4 of'))".replace(
             "{CONTROLS_JS}", CONTROLS_JS
