@@ -22,14 +22,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from noisecore import Arete  # the Lemma 3 hypothesis check lives in the core
+from noisecore.dropout import MIN_FRACTION
 
 __all__ = [
+    "FRAME_READOUT",
     "RULE_COST",
     "RULE_LABELS",
     "Claim",
     "boundaries_headline",
     "boundaries_readout",
     "crossing_readout",
+    "dropout_note",
+    "dropout_unavailable",
     "experiments_headline",
     "fmt",
     "noise_headline",
@@ -38,6 +42,7 @@ __all__ = [
     "rat_headline",
     "rat_run_readout",
     "rat_table",
+    "rewind_frame_readout",
     "rewind_headline",
     "rewind_stop_readout",
     "stopping_table",
@@ -205,6 +210,31 @@ def rewind_stop_readout(sc) -> Claim:
     )
 
 
+# one release's readout: the browser fills the same template while it plays (dashboard.views.rewind)
+FRAME_READOUT = (
+    "<b>Release {release} of {count}</b>: noise variance T = {T}, ex-post epsilon psi(T) = {epsilon} "
+    "(independent releases composed exactly: {composition}), error = {error} (expected {expected})."
+)
+FRAME_DIGITS = {"T": 4, "epsilon": 3, "composition": 3, "error": 3, "expected": 3}  # significant digits
+
+
+def rewind_frame_readout(sc, k: int) -> Claim:
+    """One release's readout: its noise variance, its ex-post epsilon psi(T), the exact composition of the
+    releases so far, its error and the expected error at that variance. Names no comparison."""
+    count = len(sc.frame_times)
+    if not (isinstance(k, int | np.integer) and 0 <= k < count):
+        raise ValueError(f"k must be a release index from 0 to {count - 1}, got {k!r}")
+    figures = {
+        "T": float(sc.frame_times[k]),
+        "epsilon": float(sc.frame_epsilon[k]),
+        "composition": float(sc.frame_composition[k]),
+        "error": float(sc.frame_error[k]),
+        "expected": float(sc.frame_expected_error[k]),
+    }
+    shown = {name: fmt(figures[name], digits) for name, digits in FRAME_DIGITS.items()}
+    return Claim(FRAME_READOUT.format(release=k + 1, count=count, **shown), {"release": k + 1, **figures})
+
+
 # --- boundaries -----------------------------------------------------------------------------
 def boundaries_headline(c, *, epsilon) -> Claim:
     """The price of time-uniformity at epsilon, against the one-shot Gaussian with the same guarantee."""
@@ -309,6 +339,59 @@ def noise_headline(c) -> Claim:
         f"users.",
         figures,
         (("arete_epsilon", "<=", "epsilon"),),
+    )
+
+
+def dropout_note(curves, *, users: int, laplace_limit: bool) -> Claim:
+    """What the dropout curves show: the Arete shares' worst-case epsilon as users drop out, from all
+    present to the fewest present with a finite epsilon, beside Laplace shares of the same epsilon."""
+    fraction = np.asarray(curves["fraction"], dtype=float)
+    arete, laplace = (np.asarray(curves[k], dtype=float) for k in ("arete_epsilon", "laplace_epsilon"))
+    bounded = np.isfinite(arete)
+    if not bounded.any():
+        return Claim(
+            f"With n = {users} users, every fraction present leaves the Arete shares' density infinite at 0: "
+            "no epsilon holds.",
+            {"users": users},
+        )
+    last = np.flatnonzero(bounded)[-1]
+    figures = {
+        "users": users,
+        "first": float(arete[0]),
+        "worst": float(arete[bounded].max()),
+        "present": float(fraction[last]),
+        "laplace": float(laplace[last]),
+    }
+    grows = figures["worst"] > figures["first"] * (1 + 1e-9)
+    trend = (
+        f"grows from {fmt(figures['first'], 4)} (all present) to {fmt(figures['worst'], 4)}"
+        if grows
+        else f"stays at {fmt(figures['first'], 4)} from all present"
+    )
+    text = (
+        f"With n = {users} users, the Arete's worst-case epsilon {trend} at {fmt(100 * figures['present'], 3)}% "
+        f"present; Laplace shares of the same epsilon reach {fmt(figures['laplace'], 4)}."
+    )
+    if not bounded.all():
+        text += " Fewer users than that leave a density infinite at 0: no epsilon holds."
+    if laplace_limit:
+        text += " Here the Arete is its Laplace limit, so the two curves coincide (Laplace dashed)."
+    return Claim(text, figures, (("worst", ">", "first"),) if grows else (("worst", "<=", "first"),))
+
+
+def dropout_unavailable(c) -> Claim | None:
+    """Why the dropout curves cannot be computed for the Arete shown, or None when they can: the share
+    computation needs a Gamma shape alpha of at least ``MIN_FRACTION`` (the calibrated Arete's falls
+    below it above epsilon of about 26)."""
+    alpha = c.arete.alpha if isinstance(c.arete, Arete) else 0.0
+    if alpha == 0.0 or alpha >= MIN_FRACTION:
+        return None
+    return Claim(
+        f"Dropout curves are not available for this Arete: its Gamma shape alpha = {fmt(alpha, 3)} is below the "
+        f"{MIN_FRACTION:g} the share computation handles (at this epsilon the Arete is almost a Laplace "
+        "distribution). Lower epsilon to about 25 or less.",
+        {"alpha": alpha, "minimum": MIN_FRACTION},
+        (("alpha", "<", "minimum"),),
     )
 
 

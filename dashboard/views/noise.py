@@ -13,13 +13,28 @@ from noisecore import frontier as frontier_table
 from noisecore.dropout import dropout_fractions, dropout_point, dropout_table
 
 from ..palette import PALETTE
-from ..scenarios import LOCAL_SEARCH_SETS, loss_profile, noise_comparison, noise_headline, noise_table
+from ..scenarios import (
+    LOCAL_SEARCH_SETS,
+    dropout_note,
+    dropout_unavailable,
+    loss_profile,
+    noise_comparison,
+    noise_headline,
+    noise_table,
+)
 from ..widgets import CheckedInput
-from .base import TABLE_SCROLL, BaseView, finite, flex_row, fmt, new_figure, reveal, stack, text
+from .base import TABLE_SCROLL, BaseView, finite, flex_row, new_figure, reveal, stack, text
 
 NAMES = ("Laplace", "Staircase", "Arete")
 DISTANCES = np.linspace(0.0, 4.0, 17)
 PRESENT = np.array([1.0, 0.95, 0.9, 0.8, 0.7, 0.6])
+DROPOUT_INTRO = (
+    "Each of n users adds one share; if only some arrive, the noise shrinks and the privacy loss grows. "
+    "The curves depend only on the fraction present, not on n. "
+    "Below a total Gamma shape of 1/2 the density is infinite at 0 and no epsilon holds (not drawn). "
+    "Press **Compute dropout curves** for the current Arete and Laplace shares of the same epsilon."
+)
+DROPOUT_UNAVAILABLE = "Dropout curves are not available"  # how dropout_unavailable's note begins
 PLACEHOLDER_DELAY_MS = 600  # how long the view waits for the calibrated Arete before drawing a placeholder
 
 
@@ -155,12 +170,7 @@ class NoiseView(BaseView):
             )
             button.on_click(functools.partial(self._on_cancel, name))
             self.cancel_buttons[name] = button
-        self.dropout_note = text(
-            "Each of n users adds one share; if only some arrive, the noise shrinks and the privacy loss grows. "
-            "The curves depend only on the fraction present, not on n. "
-            "Below a total Gamma shape of 1/2 the density is infinite at 0 and no epsilon holds (not drawn). "
-            "Press **Compute dropout curves** for the current Arete and Laplace shares of the same epsilon.",
-        )
+        self.dropout_note = text(DROPOUT_INTRO)
 
         self.source = pn.widgets.Select.from_param(
             settings.param.arete_source,
@@ -269,7 +279,12 @@ class NoiseView(BaseView):
             self.err_span.location = s.epsilon
             self.headline.object = noise_headline(c).text
             self.table.object = noise_table(c).text
-            self.dropout_button.disabled = c.placeholder
+            unavailable = dropout_unavailable(c)
+            self.dropout_button.disabled = c.placeholder or unavailable is not None
+            if unavailable is not None:
+                self.dropout_note.object = unavailable.text
+            elif self.dropout_note.object.startswith(DROPOUT_UNAVAILABLE):
+                self.dropout_note.object = DROPOUT_INTRO
             reveal(self.density_plots, flex_row(self.fig_density, self.fig_log))
             reveal(self.profile_plots, flex_row(self.fig_profile, self.fig_error))
 
@@ -311,20 +326,9 @@ class NoiseView(BaseView):
                 present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
                 self.src_drop[name].data = {"present": present, "epsilon": eps, "error": err}
             reveal(self.dropout_plots, flex_row(self.fig_drop_eps, self.fig_drop_err))
-            bounded = np.isfinite(curves["arete_epsilon"])
-            worst = curves["arete_epsilon"][bounded].max() if bounded.any() else float("nan")
-            self.dropout_note.object = (
-                f"With n = {s.users} users, the Arete's worst-case epsilon grows from "
-                f"{fmt(curves['arete_epsilon'][0], 4)} (all present) to {fmt(worst, 4)} at "
-                f"{fmt(100 * curves['fraction'][bounded][-1] if bounded.any() else float('nan'), 3)}% present; "
-                f"Laplace shares of the same epsilon reach {fmt(curves['laplace_epsilon'][bounded][-1], 4)}."
-                + ("" if bounded.all() else " Fewer users than that leave a density infinite at 0: no epsilon holds.")
-                + (
-                    " Here the Arete is its Laplace limit, so the two curves coincide (Laplace dashed)."
-                    if self.comparison.laplace_limit
-                    else ""
-                )
-            )
+            self.dropout_note.object = dropout_note(
+                curves, users=s.users, laplace_limit=self.comparison.laplace_limit
+            ).text
 
     def csv_preamble(self) -> str:
         """The settings, then the E|Z| / variance table and the dropout curves (when computed) as comment

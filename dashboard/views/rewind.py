@@ -11,9 +11,10 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
+from ..claims import FRAME_DIGITS, FRAME_READOUT
 from ..palette import PALETTE
-from ..scenarios import rewind_headline, rewind_scenario, rewind_stop_readout
-from .base import BaseView, finite, flex_row, fmt, new_figure, stack, text
+from ..scenarios import rewind_frame_readout, rewind_headline, rewind_scenario, rewind_stop_readout
+from .base import BaseView, finite, flex_row, new_figure, stack, text
 
 FRAMES = 120
 FRAME_INTERVAL_MS = 33  # about 30 frames per second
@@ -37,11 +38,8 @@ const show = (k) => {
   now.setv({data: {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]}}, local);
   (window.noiselabFrames = window.noiselabFrames || []).push([k, performance.now()]);
   for (const span of spans) { span.setv({location: k + 1}, local); }
-  const f = (v, p) => Number(v).toPrecision(p).replace(/\\.?0+($|e)/, '$1');
-  readout.setv({text: `<b>Release ${k + 1} of ${count}</b>: noise variance T = ${f(d.t[k], 4)}, ` +
-    `ex-post epsilon psi(T) = ${f(d.epsilon[k], 3)} ` +
-    `(independent releases composed exactly: ${f(d.composition[k], 3)}), ` +
-    `error = ${f(d.error[k], 3)} (expected ${f(d.expected[k], 3)}).`}, local);
+  const f = FORMAT_JS;
+  readout.setv({text: `READOUT`}, local);
 };
 const current = () => (window[shown] === undefined ? slider.value : window[shown]);
 // the slider at release k; the server hears of it when tell is true (even if the browser shows k already)
@@ -59,6 +57,29 @@ const stop = () => {
   return k;
 };
 """
+# the browser's readout: dashboard.claims' template, each figure drawn from the frames' columns
+FRAME_COLUMNS = {"T": "t", "epsilon": "epsilon", "composition": "composition", "error": "error", "expected": "expected"}
+
+
+def readout_js() -> str:
+    """FRAME_READOUT as a JavaScript template literal over release ``k`` of the ``count`` in ``d``."""
+    out = FRAME_READOUT.replace("`", "").replace("{release}", "${k + 1}").replace("{count}", "${count}")
+    for name, column in FRAME_COLUMNS.items():
+        out = out.replace("{" + name + "}", f"${{f(d.{column}[k], {FRAME_DIGITS[name]})}}")
+    return out
+
+
+# Python's format(v, ".{p}g") (dashboard.claims.fmt), so the browser's readout is the server's to the letter
+FORMAT_JS = """(v, p) => {
+    v = Number(v);
+    if (!Number.isFinite(v)) { return 'n/a'; }
+    const [mantissa, power] = v.toExponential(p - 1).split('e');
+    const x = Number(power);
+    const trim = (s) => (s.includes('.') ? s.replace(/0+$/, '').replace(/\\.$/, '') : s);
+    if (x < -4 || x >= p) { return trim(mantissa) + 'e' + (x < 0 ? '-' : '+') + String(Math.abs(x)).padStart(2, '0'); }
+    return trim(v.toFixed(p - 1 - x));
+  }"""
+SHOW_JS = SHOW_JS.replace("READOUT", readout_js()).replace("FORMAT_JS", FORMAT_JS)
 # the slider's own change (a drag, a step, the server): draw its release unless it is on screen already
 SLIDER_JS = SHOW_JS + "if (slider.value !== window[shown]) { show(slider.value); }"
 
@@ -407,12 +428,7 @@ class RewindView(BaseView):
             for span in self.now_spans:
                 span.location = None
                 span.location = k + 1
-            self.frame_readout.object = (
-                f"<b>Release {k + 1} of {FRAMES}</b>: noise variance T = {fmt(sc.frame_times[k])}, "
-                f"ex-post epsilon psi(T) = {fmt(sc.frame_epsilon[k], 3)} (independent releases composed exactly: "
-                f"{fmt(sc.frame_composition[k], 3)}), error = {fmt(sc.frame_error[k], 3)} (expected "
-                f"{fmt(sc.frame_expected_error[k], 3)})."
-            )
+            self.frame_readout.object = rewind_frame_readout(sc, k).text
             # sent even when unchanged here: the browser may have drawn another release's text since
             self.frame_readout.param.trigger("object")
 

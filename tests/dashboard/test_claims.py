@@ -20,13 +20,20 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dashboard.claims import Claim, fmt
+from dashboard.claims import MIN_FRACTION, Claim, fmt
+from dashboard.explorer import ExperimentSpec, level_grid, prepare
+from dashboard.models import Settings
 from dashboard.scenarios import (
+    RAT_SPAN,
     boundaries_headline,
     boundaries_readout,
     boundary_curves,
+    classification_story,
     crossing_readout,
     crossing_study,
+    dropout_note,
+    dropout_unavailable,
+    experiments_headline,
     mixture_boundary,
     noise_comparison,
     noise_headline,
@@ -36,13 +43,17 @@ from dashboard.scenarios import (
     rat_run_readout,
     rat_study,
     rat_table,
+    rewind_frame_readout,
     rewind_headline,
     rewind_scenario,
     rewind_stop_readout,
 )
 from dashboard.tour import TOUR
+from dashboard.views.noise import dropout_calls
 from noisecore import Arete
 from noisecore import frontier as frontier_table
+from noisecore.dropout import dropout_point, dropout_table
+from noisecore.experiments import run_experiment
 
 TABLE = frontier_table.load()
 SETTINGS_COUNT = 320
@@ -146,6 +157,19 @@ def test_rewind_claims_over_random_settings():
         check_words(headline)
         check_words(readout)
         k = sc.stop_frame
+        # the per-release readout at the first, the stopping and the last release
+        chi_mean = math.sqrt(2) * math.gamma((s["dim"] + 1) / 2) / math.gamma(s["dim"] / 2)
+        for j in sorted({0, max(k, 0), len(sc.frame_times) - 1}):
+            shown = rewind_frame_readout(sc, j)
+            T = float(sc.frame_times[j])
+            check(shown.figures["epsilon"] == pytest.approx(psi[j], rel=1e-9))
+            comp_j = exact_composition(sc.frame_times[: j + 1], delta=s["delta"], D=D)
+            check(shown.figures["composition"] == pytest.approx(comp_j, rel=1e-9))
+            check(shown.figures["expected"] == pytest.approx(math.sqrt(T) * chi_mean, rel=1e-12))
+            check(shown.figures["error"] == pytest.approx(np.linalg.norm(sc.frame_values[j] - sc.value), rel=1e-12))
+            for name, digits in (("T", 4), ("epsilon", 3), ("composition", 3), ("error", 3), ("expected", 3)):
+                check(f" {fmt(shown.figures[name], digits)}" in shown.text)
+            check(shown.text.startswith(f"<b>Release {j + 1} of {len(sc.frame_times)}</b>"))
         # the notice: one release on its own is cheaper than psi(T_1)
         check(sc.frame_composition[0] < sc.frame_epsilon[0], s)
         if k < 0:
@@ -305,3 +329,169 @@ def test_the_tour_says_what_its_views_show():
     assert 0.15 <= c.ratios["abs_vs_laplace"] <= 0.25 and "a fifth of Laplace's error" in noise_step.text
     for low in (1.0, 2.0, 3.0, 3.4):
         assert noise_comparison(epsilon=low, arete=Arete.calibrated(low), table=TABLE).laplace_limit
+
+
+@pytest.mark.sweep
+def test_dropout_notes_over_random_settings():
+    """The dropout note at 24 random settings (epsilon 0.05-50, 2-1,000 users, every Arete source): "grows"
+    only when the worst epsilon exceeds the all-present one; the figures are the curves' own; all present,
+    the Arete shares' epsilon is the Arete's worst-case epsilon the table states (another computation); and
+    the note says "not available" exactly when the dropout computation refuses the Arete (alpha below
+    1e-6). Holds for all settings."""
+    rng = np.random.default_rng(11)
+    kinds = {"grows": 0, "unavailable": 0, "infinite": 0}
+    for _ in range(24):
+        eps = log_uniform(rng, 0.05, 50.0)
+        source = str(rng.choice(["calibrated", "lemma3", "local-search"]))
+        settings = Settings(epsilon=eps, users=int(rng.integers(2, 1001)), arete_source=source)
+        arete = Arete.calibrated(eps) if source == "calibrated" else None
+        c = noise_comparison(epsilon=eps, source=source, table=TABLE, arete=arete)
+        unavailable = dropout_unavailable(c)
+        alpha = getattr(c.arete, "alpha", 0.0)
+        if unavailable is not None:
+            kinds["unavailable"] += 1
+            check_words(unavailable)
+            assert 0 < alpha < MIN_FRACTION and "not available" in unavailable.text
+            with pytest.raises(ValueError, match="alpha"):
+                dropout_point(alpha, c.arete.theta, c.arete.lam, fraction=1.0, sensitivity=1.0, epsilon_full=eps)
+            continue
+        present, calls = dropout_calls(settings, c)
+        curves = dropout_table(present, points=[call() for call in calls])
+        claim = dropout_note(curves, users=settings.users, laplace_limit=c.laplace_limit)
+        check_words(claim)
+        assert claim.figures["first"] == pytest.approx(c.certified["Arete"], rel=1e-6)
+        finite_eps = curves["arete_epsilon"][np.isfinite(curves["arete_epsilon"])]
+        assert claim.figures["worst"] == finite_eps.max()
+        if "grows from" in claim.text:
+            kinds["grows"] += 1
+            assert claim.figures["worst"] > claim.figures["first"]
+        if "infinite at 0" in claim.text:
+            kinds["infinite"] += 1
+            assert not np.isfinite(curves["arete_epsilon"]).all()
+        assert ("Laplace limit" in claim.text) == c.laplace_limit
+    assert kinds["grows"] > 0 and kinds["unavailable"] > 0, kinds
+
+
+@pytest.mark.sweep
+def test_experiments_headline_over_random_settings():
+    """The experiments headline at 30 random settings (task, privacy-level grid and count over the sliders'
+    ranges, target loss from 1.01x to 1.6x the public default, delta, seed; 10 trials each): the medians it
+    names are the trials' own, "Nx lower for BM/LNR", "less than"/"more than" follow those medians, and the
+    advice to start the grid lower appears only when a median sits at the grid's first level and the grid
+    can start lower. Holds for all settings."""
+    rng = np.random.default_rng(5)
+    prepared = {task: prepare(ExperimentSpec(task=task)) for task in ("mean", "logistic", "ridge")}
+    words = {"BM": 0, "LNR": 0, "less": 0, "more": 0, "lowest": 0}
+    lowest_allowed = 0.16
+    for _ in range(30):
+        task = str(rng.choice(["mean"] * 4 + ["logistic", "ridge"]))
+        low = log_uniform(rng, lowest_allowed, 5.0)
+        high = log_uniform(rng, low * 1.5, 20.0)
+        levels = level_grid(low, high, count=int(rng.integers(5, 31)))
+        target = prepared[task].suggested_target * float(rng.uniform(1.01, 1.6))
+        delta = log_uniform(rng, 1e-12, 0.1)
+        result = run_experiment(
+            prepared[task].task, epsilons=levels, target=target, trials=10, rng=int(rng.integers(2**31)), delta=delta
+        )
+        claim = experiments_headline(result, delta=delta, lowest_allowed=lowest_allowed)
+        check_words(claim)
+        ex_post = result.stopping.ex_post
+        for name, key in (("bm", ("bm", "holdout")), ("lnr", ("lnr", "holdout")), ("rat", ("bm", "RAT"))):
+            values = ex_post[key][np.isfinite(ex_post[key])]
+            expected = float(np.median(values)) if values.size else float("nan")
+            assert claim.figures[name] == pytest.approx(expected, rel=1e-12, nan_ok=True)
+        text = claim.text
+        bm, lnr, rat, at = (claim.figures[k] for k in ("bm", "lnr", "rat", "at"))
+        if "lower for BM" in text:
+            words["BM"] += 1
+            assert bm < lnr and f"{fmt(lnr / bm, 2)}x lower for BM" in text
+        if "lower for LNR" in text:
+            words["LNR"] += 1
+            assert lnr < bm and f"{fmt(bm / lnr, 2)}x lower for LNR" in text
+        if ", less than AboveThreshold" in text:
+            words["less"] += 1
+            assert rat < at
+        if ", more than AboveThreshold" in text:
+            words["more"] += 1
+            assert rat > at
+        first = float(levels[0])
+        at_first = any(v <= first * (1 + 1e-9) for v in (bm, lnr))
+        assert ("grid's lowest level" in text) == at_first, text
+        if at_first:
+            words["lowest"] += 1
+            assert ("start it lower" in text) == (first > lowest_allowed * (1 + 1e-9))
+    assert words["BM"] > 0 and words["less"] > 0 and words["lowest"] > 0, words
+
+
+def independent_rat_fractions(*, epsilon, delta, rho, runs, rng):
+    """Paper A's Algorithm 1 and AboveThreshold written out here, on Brownian releases drawn here: the
+    fractions the RAT headline states (halts within the target, runs stopping, first round within)."""
+    story = classification_story()
+    task, target, D = story.task, story.default_target, story.utility_sensitivity
+    eps = np.geomspace(epsilon / RAT_SPAN, epsilon, 20)
+    # the mixture boundary's time at each level, by bisection on the closed form (psi decreases in t)
+    lo, hi = np.full(eps.size, 1e-12), np.full(eps.size, 1e12)
+    for _ in range(200):
+        mid = np.sqrt(lo * hi)
+        high = psi_mixture(mid, delta=delta, rho=rho, D=task.l2_sensitivity) > eps
+        lo, hi = np.where(high, mid, lo), np.where(high, hi, mid)
+    times = np.sqrt(lo * hi)  # decreasing
+    # Brownian motion at the times: independent increments from the smallest time up
+    up = times[::-1]
+    steps = rng.normal(size=(runs, up.size, task.d)) * np.sqrt(np.diff(up, prepend=0.0))[None, :, None]
+    noise = np.cumsum(steps, axis=1)[:, ::-1, :]
+    error = story.error_rate(task.optimum + noise)
+    utility, tau = 1.0 - error, 1.0 - target
+    # RAT: the threshold's Laplace noise reduced through Koufogiannis's chain (paper A, Eq. orig_lap_proc)
+    # on the scales 2D/eps_n taken from the smallest up; the query noise Lap(4D/eps_n) fresh each round
+    scales_up = (2 * D / eps)[::-1]
+    zeta = np.zeros(runs)
+    chain = np.empty((runs, eps.size))
+    previous = 0.0
+    for j, t in enumerate(scales_up):
+        move = rng.random(runs) >= (previous / t) ** 2
+        zeta = np.where(move, zeta + rng.laplace(0.0, t, runs), zeta)
+        chain[:, j], previous = zeta, t
+    threshold_noise = chain[:, ::-1]
+    query = rng.laplace(0.0, 1.0, (runs, eps.size)) * (4 * D / eps)[None, :]
+    halts = utility + query >= tau + threshold_noise
+    # AboveThreshold at eps_AT = 0.5: one threshold noise Lap(2D/eps), query noise Lap(4D/eps)
+    at_eps = 0.5
+    at_halts = utility + rng.laplace(0.0, 4 * D / at_eps, (runs, eps.size)) >= tau + rng.laplace(
+        0.0, 2 * D / at_eps, (runs, 1)
+    )
+    out = {"first_round_met": float(np.mean(error[:, 0] <= target))}
+    for name, h in (("RAT", halts), ("AboveThreshold", at_halts)):
+        stopped = h.any(axis=1)
+        first = np.argmax(h, axis=1)
+        at_stop = error[np.arange(runs), first]
+        out[name] = (float(stopped.mean()), float(np.mean(at_stop[stopped] <= target)), int(stopped.sum()))
+    return out
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "rho"),
+    [(1.0, 1e-6, 1.0), (0.05, 1e-6, 1.0), (50.0, 1e-6, 1.0), (1.0, 0.5, 1e-4), (1.0, 1e-12, 1e4), (0.05, 1e-12, 1e4)],
+)
+def test_rat_fractions_match_an_independent_simulation(epsilon, delta, rho):
+    """The RAT tab's percentages (how often RAT and AboveThreshold stop, how often their halts meet the
+    target, how often the first round already does) against an independent Monte Carlo of paper A's
+    Algorithm 1 and of AboveThreshold (4,000 runs, drawn here): at the defaults and the sliders' ends,
+    every fraction agrees within 4 combined standard errors. Holds for all 6 settings."""
+    study = rat_study(epsilon=epsilon, delta=delta, rho=rho, runs=1000, rng=3)
+    summary = study.summary()
+    mine = independent_rat_fractions(epsilon=epsilon, delta=delta, rho=rho, runs=4000, rng=np.random.default_rng(9))
+
+    def close(a, n_a, b, n_b):
+        p = (a * n_a + b * n_b) / (n_a + n_b)
+        se = math.sqrt(max(p * (1 - p), 1e-4) * (1 / n_a + 1 / n_b))
+        return abs(a - b) <= 4 * se
+
+    assert close(study.first_round_met, 1000, mine["first_round_met"], 4000)
+    for rule in ("RAT", "AboveThreshold"):
+        stopped_share, within, stopped = mine[rule]
+        assert close(summary[rule][1], 1000, stopped_share, 4000), (rule, summary[rule], mine[rule])
+        n_study = round(summary[rule][1] * 1000)
+        if n_study >= 30 and stopped >= 30:
+            assert close(summary[rule][2], n_study, within, stopped), (rule, summary[rule], mine[rule])
