@@ -99,18 +99,17 @@ def serve(
     address="127.0.0.1",
     origins=None,
     show=False,
-    threaded=False,
     num_procs=1,
     pool=None,
     hosts=None,
     start=True,
     warm=True,
 ):
-    """Start the server (blocking unless ``threaded`` or ``start=False``); returns it."""
+    """Start the server (blocking unless ``start=False``: then start it and run ``server.io_loop``); returns it."""
     if not isinstance(num_procs, int) or isinstance(num_procs, bool) or num_procs < 1:
         raise ValueError(f"num_procs must be a positive integer, got {num_procs!r}")
-    if num_procs > 1 and (threaded or show):
-        raise ValueError("num_procs > 1 runs the server in this process's children: not with threaded or show")
+    if num_procs > 1 and show:
+        raise ValueError("num_procs > 1 runs the server in this process's children: not with show")
     if pool is not None and pool.local_workers is not None and num_procs > 1:
         raise ValueError(
             "with several web processes give one shared cluster (--dask-scheduler), not --dask-local: "
@@ -120,12 +119,12 @@ def serve(
     configure_logging()
     # Bokeh checks every new document's model graph (5-15% of a page's server time); the tests check it
     bokeh_settings.perform_document_validation.set_value(False)
-    if not threaded:  # a parent of several workers ends here; they follow by the parent-death signal
-        signal.signal(signal.SIGINT, _exit)
-        signal.signal(signal.SIGTERM, _exit)
+    # a parent of several workers ends here; they follow by the parent-death signal
+    signal.signal(signal.SIGINT, _exit)
+    signal.signal(signal.SIGTERM, _exit)
     if num_procs > 1:
         os.register_at_fork(after_in_child=_in_worker_process)
-    elif not threaded:
+    else:
         asyncio.set_event_loop(loop := asyncio.new_event_loop())
         loop.set_exception_handler(quiet_closed_sockets)
         _stop_on_signals(loop)
@@ -148,7 +147,6 @@ def serve(
         websocket_origin=[origin for origin in origins if origin not in bracketed] or [f"localhost:{port}"],
         show=show,
         title=TITLE,
-        threaded=threaded,
         num_procs=num_procs,
         start=False,
         # the logo and KaTeX's fonts, fetched once by each browser instead of inlined into every page
@@ -156,9 +154,6 @@ def serve(
         # the largest upload's message fits (dashboard.uploads); the browser keeps larger files back
         websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_BYTES,
     )
-    if threaded:  # a StoppableThread: the server is made inside it
-        server.start()
-        return server
     server._tornado.websocket_origins.update(bracketed)
     restrict_hosts(server, allowed_hosts(address, port, [*(hosts or []), *origins]))
     if warm:  # in each web process, once it serves; in a thread, so the loop never waits for it

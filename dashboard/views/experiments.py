@@ -170,8 +170,12 @@ class ExperimentsView(BaseView):
         self.column_select.param.watch(self._on_column, "value")
         self.run_button.on_click(lambda _event: self.schedule(self.start))
         self.cancel_button.on_click(lambda _event: self.stop())
-        # dimmed while a new run computes; the figures go on the page with the first run (reveal)
-        self.plots = stack(self.table)
+        # dimmed while a new run computes. The figures are on the page from the start, hidden until the
+        # first run's data (a plot shown empty makes Bokeh warn about its ranges): the first result then
+        # changes properties only, and adds no models to a page a browser may still be loading
+        for fig in (self.fig_trade, self.fig_stop):
+            fig.visible = False
+        self.plots = stack(self.fig_trade, self.fig_stop, self.table)
         self.schedule(self.start)
 
     def rejected_text(self, exc) -> str:
@@ -330,8 +334,8 @@ class ExperimentsView(BaseView):
             lowest = self.config.param.levels.bounds[0]
             self.headline.object = experiments_headline(result, delta=delta, lowest_allowed=lowest).text
             self.table.object = stopping_table(result).text
-            if len(self.plots.objects) == 1:  # the figures go on the page with their first data (the table alone)
-                self.plots.objects = [self.fig_trade, self.fig_stop, self.table]
+            for fig in (self.fig_trade, self.fig_stop):
+                fig.visible = True
             self.status.object = (
                 f"{plain(prepared.description)}. {trade.trials} trials, {len(levels)} levels from "
                 f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "
