@@ -218,19 +218,24 @@ FRAME_READOUT = (
 FRAME_DIGITS = {"T": 4, "epsilon": 3, "composition": 3, "error": 3, "expected": 3}  # significant digits
 
 
+def frame_figures(sc) -> dict:
+    """Every release's figures that the readout names, by FRAME_READOUT field."""
+    return {
+        "T": sc.frame_times,
+        "epsilon": sc.frame_epsilon,
+        "composition": sc.frame_composition,
+        "error": sc.frame_error,
+        "expected": sc.frame_expected_error,
+    }
+
+
 def rewind_frame_readout(sc, k: int) -> Claim:
     """One release's readout: its noise variance, its ex-post epsilon psi(T), the exact composition of the
     releases so far, its error and the expected error at that variance. Names no comparison."""
     count = len(sc.frame_times)
-    if not (isinstance(k, int | np.integer) and 0 <= k < count):
+    if isinstance(k, bool) or not (isinstance(k, int | np.integer) and 0 <= k < count):
         raise ValueError(f"k must be a release index from 0 to {count - 1}, got {k!r}")
-    figures = {
-        "T": float(sc.frame_times[k]),
-        "epsilon": float(sc.frame_epsilon[k]),
-        "composition": float(sc.frame_composition[k]),
-        "error": float(sc.frame_error[k]),
-        "expected": float(sc.frame_expected_error[k]),
-    }
+    figures = {name: float(values[k]) for name, values in frame_figures(sc).items()}
     shown = {name: fmt(figures[name], digits) for name, digits in FRAME_DIGITS.items()}
     return Claim(FRAME_READOUT.format(release=k + 1, count=count, **shown), {"release": k + 1, **figures})
 
@@ -343,53 +348,59 @@ def noise_headline(c) -> Claim:
 
 
 def dropout_note(curves, *, users: int, laplace_limit: bool) -> Claim:
-    """What the dropout curves show: the Arete shares' worst-case epsilon as users drop out, from all
-    present to the fewest present with a finite epsilon, beside Laplace shares of the same epsilon."""
+    """What the dropout curves show: the Arete shares' worst-case epsilon with all users present and at the
+    fewest present with a finite epsilon, beside Laplace shares of the same epsilon there (an infinite
+    epsilon: the density is infinite at 0, and no epsilon holds)."""
     fraction = np.asarray(curves["fraction"], dtype=float)
     arete, laplace = (np.asarray(curves[k], dtype=float) for k in ("arete_epsilon", "laplace_epsilon"))
+    if fraction.size == 0 or arete.shape != fraction.shape or laplace.shape != fraction.shape:
+        raise ValueError("curves must hold one fraction, arete_epsilon and laplace_epsilon per point, at least one")
+    if np.isnan(arete).any() or np.isnan(laplace).any():
+        raise ValueError("curves must not hold NaN epsilons (inf marks a density infinite at 0)")
     bounded = np.isfinite(arete)
     if not bounded.any():
         return Claim(
-            f"With n = {users} users, every fraction present leaves the Arete shares' density infinite at 0: "
-            "no epsilon holds.",
+            f"With n = {users} users, at every fraction present shown ({fmt(100 * fraction.max(), 3)}% down to "
+            f"{fmt(100 * fraction.min(), 3)}%) the Arete shares' density is infinite at 0: no epsilon holds.",
             {"users": users},
         )
-    last = np.flatnonzero(bounded)[-1]
+    last = int(np.flatnonzero(bounded)[-1])
     figures = {
         "users": users,
         "first": float(arete[0]),
-        "worst": float(arete[bounded].max()),
+        "last": float(arete[last]),
         "present": float(fraction[last]),
         "laplace": float(laplace[last]),
     }
-    grows = figures["worst"] > figures["first"] * (1 + 1e-9)
-    trend = (
-        f"grows from {fmt(figures['first'], 4)} (all present) to {fmt(figures['worst'], 4)}"
-        if grows
-        else f"stays at {fmt(figures['first'], 4)} from all present"
-    )
+    where = f"{fmt(100 * figures['present'], 3)}% present"
+    if figures["last"] > figures["first"]:
+        trend = f"grows from {fmt(figures['first'], 4)} (all present) to {fmt(figures['last'], 4)} at {where}"
+        comparisons = (("last", ">", "first"),)
+    else:
+        trend = f"is {fmt(figures['first'], 4)} with all present and {fmt(figures['last'], 4)} at {where}"
+        comparisons = (("last", "<=", "first"),)
     text = (
-        f"With n = {users} users, the Arete's worst-case epsilon {trend} at {fmt(100 * figures['present'], 3)}% "
-        f"present; Laplace shares of the same epsilon reach {fmt(figures['laplace'], 4)}."
+        f"With n = {users} users, the Arete's worst-case epsilon {trend}; Laplace shares of the same epsilon "
+        f"reach {fmt(figures['laplace'], 4)} there."
     )
     if not bounded.all():
         text += " Fewer users than that leave a density infinite at 0: no epsilon holds."
     if laplace_limit:
         text += " Here the Arete is its Laplace limit, so the two curves coincide (Laplace dashed)."
-    return Claim(text, figures, (("worst", ">", "first"),) if grows else (("worst", "<=", "first"),))
+    return Claim(text, figures, comparisons)
 
 
 def dropout_unavailable(c) -> Claim | None:
     """Why the dropout curves cannot be computed for the Arete shown, or None when they can: the share
     computation needs a Gamma shape alpha of at least ``MIN_FRACTION`` (the calibrated Arete's falls
-    below it above epsilon of about 26)."""
+    below it above epsilon of about 27.2)."""
     alpha = c.arete.alpha if isinstance(c.arete, Arete) else 0.0
-    if alpha == 0.0 or alpha >= MIN_FRACTION:
+    if not (0.0 < alpha < MIN_FRACTION):  # 0: Laplace shares; NaN cannot come from an Arete
         return None
     return Claim(
         f"Dropout curves are not available for this Arete: its Gamma shape alpha = {fmt(alpha, 3)} is below the "
         f"{MIN_FRACTION:g} the share computation handles (at this epsilon the Arete is almost a Laplace "
-        "distribution). Lower epsilon to about 25 or less.",
+        "distribution). Lower epsilon below about 27.",
         {"alpha": alpha, "minimum": MIN_FRACTION},
         (("alpha", "<", "minimum"),),
     )

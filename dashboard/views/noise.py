@@ -190,6 +190,7 @@ class NoiseView(BaseView):
             self._on_change, ["epsilon", "sensitivity", "arete_source", "alpha", "theta", "lam", "users", "committed"]
         )
         self._last_key = None
+        self._dropout_key = None  # the settings the dropout curves shown (or being computed) are for
         self.schedule(self.update)
         self.follow(["sensitivity"], self.update_error_curves)
 
@@ -281,9 +282,17 @@ class NoiseView(BaseView):
             self.table.object = noise_table(c).text
             unavailable = dropout_unavailable(c)
             self.dropout_button.disabled = c.placeholder or unavailable is not None
+            stale = self._dropout_key is not None and self._dropout_key != self._last_key
+            if stale:  # curves (shown or coming) of other settings: gone, with their note
+                self.cancel("dropouts")
+                self._dropout_key = None
+                for src in self.src_drop.values():
+                    src.data = {"present": [], "epsilon": [], "error": []}
+                for fig in (self.fig_drop_eps, self.fig_drop_err):
+                    fig.visible = False
             if unavailable is not None:
                 self.dropout_note.object = unavailable.text
-            elif self.dropout_note.object.startswith(DROPOUT_UNAVAILABLE):
+            elif stale or self.dropout_note.object.startswith(DROPOUT_UNAVAILABLE):
                 self.dropout_note.object = DROPOUT_INTRO
             reveal(self.density_plots, flex_row(self.fig_density, self.fig_log))
             reveal(self.profile_plots, flex_row(self.fig_profile, self.fig_error))
@@ -310,18 +319,24 @@ class NoiseView(BaseView):
 
     def update_dropouts(self):
         present, calls = dropout_calls(self.settings, self.comparison)
+        key = self._dropout_key = self._key()
         self.offload_each(
             "dropouts",
             calls,
-            lambda points: self.show_dropouts(dropout_table(present, points=points)),
+            lambda points: self.show_dropouts(dropout_table(present, points=points), key=key),
             busy=self.dropout_button,
             progress=self.dropout_progress,
         )
         self.cancel_buttons["dropouts"].visible = self.running("dropouts")
 
-    def show_dropouts(self, curves):
+    def show_dropouts(self, curves, key=None):
+        """Draw dropout curves computed for the settings ``key`` (dropped if the settings changed since)."""
+        if key is not None and key != self._key():
+            return
         s = self.settings
         with pn.io.hold():
+            for fig in (self.fig_drop_eps, self.fig_drop_err):
+                fig.visible = True
             for name, key in (("Arete", "arete"), ("Laplace", "laplace")):
                 present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
                 self.src_drop[name].data = {"present": present, "epsilon": eps, "error": err}

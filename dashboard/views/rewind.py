@@ -11,10 +11,10 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
-from ..claims import FRAME_DIGITS, FRAME_READOUT
+from ..claims import FRAME_DIGITS, FRAME_READOUT, frame_figures
 from ..palette import PALETTE
 from ..scenarios import rewind_frame_readout, rewind_headline, rewind_scenario, rewind_stop_readout
-from .base import BaseView, finite, flex_row, new_figure, stack, text
+from .base import BaseView, finite, flex_row, fmt, new_figure, stack, text
 
 FRAMES = 120
 FRAME_INTERVAL_MS = 33  # about 30 frames per second
@@ -38,7 +38,6 @@ const show = (k) => {
   now.setv({data: {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]}}, local);
   (window.noiselabFrames = window.noiselabFrames || []).push([k, performance.now()]);
   for (const span of spans) { span.setv({location: k + 1}, local); }
-  const f = FORMAT_JS;
   readout.setv({text: `READOUT`}, local);
 };
 const current = () => (window[shown] === undefined ? slider.value : window[shown]);
@@ -57,29 +56,32 @@ const stop = () => {
   return k;
 };
 """
-# the browser's readout: dashboard.claims' template, each figure drawn from the frames' columns
+# the browser's readout: dashboard.claims' template, each figure as the server formatted it (a text column
+# per figure in the frames' source: JavaScript's rounding of exact ties differs from Python's)
 FRAME_COLUMNS = {"T": "t", "epsilon": "epsilon", "composition": "composition", "error": "error", "expected": "expected"}
 
 
 def readout_js() -> str:
     """FRAME_READOUT as a JavaScript template literal over release ``k`` of the ``count`` in ``d``."""
-    out = FRAME_READOUT.replace("`", "").replace("{release}", "${k + 1}").replace("{count}", "${count}")
+    for forbidden in ("`", "\\", "${"):
+        if forbidden in FRAME_READOUT:
+            raise ValueError(f"FRAME_READOUT must not contain {forbidden!r} (it becomes a JavaScript template)")
+    out = FRAME_READOUT.replace("{release}", "${k + 1}").replace("{count}", "${count}")
     for name, column in FRAME_COLUMNS.items():
-        out = out.replace("{" + name + "}", f"${{f(d.{column}[k], {FRAME_DIGITS[name]})}}")
+        out = out.replace("{" + name + "}", f"${{d.{column}_text[k]}}")
     return out
 
 
-# Python's format(v, ".{p}g") (dashboard.claims.fmt), so the browser's readout is the server's to the letter
-FORMAT_JS = """(v, p) => {
-    v = Number(v);
-    if (!Number.isFinite(v)) { return 'n/a'; }
-    const [mantissa, power] = v.toExponential(p - 1).split('e');
-    const x = Number(power);
-    const trim = (s) => (s.includes('.') ? s.replace(/0+$/, '').replace(/\\.$/, '') : s);
-    if (x < -4 || x >= p) { return trim(mantissa) + 'e' + (x < 0 ? '-' : '+') + String(Math.abs(x)).padStart(2, '0'); }
-    return trim(v.toFixed(p - 1 - x));
-  }"""
-SHOW_JS = SHOW_JS.replace("READOUT", readout_js()).replace("FORMAT_JS", FORMAT_JS)
+def frame_texts(sc) -> dict:
+    """The text columns readout_js reads: each figure of every release, formatted as the server's readout."""
+    figures = frame_figures(sc)
+    return {
+        f"{column}_text": [fmt(float(v), FRAME_DIGITS[name]) for v in figures[name]]
+        for name, column in FRAME_COLUMNS.items()
+    }
+
+
+SHOW_JS = SHOW_JS.replace("READOUT", readout_js())
 # the slider's own change (a drag, a step, the server): draw its release unless it is on screen already
 SLIDER_JS = SHOW_JS + "if (slider.value !== window[shown]) { show(slider.value); }"
 
@@ -164,6 +166,7 @@ class RewindView(BaseView):
             margin=(0, 10),
         )
         cols = {"t": [], "x": [], "y": [], "epsilon": [], "composition": [], "error": [], "expected": []}
+        cols.update({f"{column}_text": [] for column in FRAME_COLUMNS.values()})
         self.src_frames = ColumnDataSource(cols, name="rewind-frames")
         self.src_path = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-path")
         self.src_now = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-now")
@@ -373,6 +376,7 @@ class RewindView(BaseView):
                 "composition": sc.frame_composition,
                 "error": sc.frame_error,
                 "expected": sc.frame_expected_error,
+                **frame_texts(sc),
             }
             n, eps, comp, loss, err, expected, bound = finite(
                 np.arange(1.0, FRAMES + 1),

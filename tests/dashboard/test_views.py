@@ -314,6 +314,30 @@ def test_noise_view_dropout_curves():
     assert "coincide" not in lab.noise.dropout_note.object
 
 
+def test_dropout_curves_of_other_settings_are_not_kept():
+    """Curves computed at epsilon 6 stayed on screen, in the note and in the CSV after the settings changed
+    (to an Arete they cannot be computed for, and back): now a change of the noise's settings clears them,
+    the note says what holds for the new settings, and the CSV carries no stale curves."""
+    lab = NoiseLab()
+    show(lab, lab.noise)
+    noise = lab.noise
+    lab.settings.param.update(epsilon=6.0, arete_source="local-search", users=20)
+    lab.settings.param.trigger("committed")
+    noise.dropout_button.clicks += 1
+    assert len(noise.src_drop["Arete"].data["present"]) >= 4 and "grows from" in noise.dropout_note.object
+    lab.settings.param.update(epsilon=30.0, arete_source="calibrated")
+    lab.settings.param.trigger("committed")
+    assert noise.dropout_button.disabled and "not available" in noise.dropout_note.object
+    assert all(len(src.data["present"]) == 0 for src in noise.src_drop.values())
+    assert not noise.fig_drop_eps.visible and "dropout curves" not in noise.csv_preamble()
+    lab.settings.param.update(epsilon=6.0, arete_source="local-search")
+    lab.settings.param.trigger("committed")
+    assert not noise.dropout_button.disabled and noise.dropout_note.object.startswith("Each of n users")
+    assert all(len(src.data["present"]) == 0 for src in noise.src_drop.values())
+    noise.dropout_button.clicks += 1
+    assert noise.fig_drop_eps.visible and "grows from" in noise.dropout_note.object
+
+
 def test_noise_view_says_when_the_dropout_curves_coincide():
     """Below the crossover the 'Arete' is its Laplace limit: both curves are the same line, so the
     Laplace one is dashed over it and the note says why only one line seems drawn."""
