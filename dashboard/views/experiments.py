@@ -170,12 +170,9 @@ class ExperimentsView(BaseView):
         self.column_select.param.watch(self._on_column, "value")
         self.run_button.on_click(lambda _event: self.schedule(self.start))
         self.cancel_button.on_click(lambda _event: self.stop())
-        # dimmed while a new run computes. The figures are on the page from the start, hidden until the
-        # first run's data (a plot shown empty makes Bokeh warn about its ranges): the first result then
-        # changes properties only, and adds no models to a page a browser may still be loading
-        for fig in (self.fig_trade, self.fig_stop):
-            fig.visible = False
-        self.plots = stack(self.fig_trade, self.fig_stop, self.table)
+        # dimmed while a new run computes; the figures go on the page with the first run's data (Bokeh
+        # warns about the ranges of a plot without data, even a hidden one)
+        self.plots = stack(self.table)
         self.schedule(self.start)
 
     def rejected_text(self, exc) -> str:
@@ -334,8 +331,8 @@ class ExperimentsView(BaseView):
             lowest = self.config.param.levels.bounds[0]
             self.headline.object = experiments_headline(result, delta=delta, lowest_allowed=lowest).text
             self.table.object = stopping_table(result).text
-            for fig in (self.fig_trade, self.fig_stop):
-                fig.visible = True
+            if len(self.plots.objects) == 1:  # the table alone: the figures join it with their first data
+                self.plots.objects = [self.fig_trade, self.fig_stop, self.table]
             self.status.object = (
                 f"{plain(prepared.description)}. {trade.trials} trials, {len(levels)} levels from "
                 f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "

@@ -286,10 +286,9 @@ class NoiseView(BaseView):
             if stale:  # curves (shown or coming) of other settings: gone, with their note
                 self.cancel("dropouts")
                 self._dropout_key = None
+                self.dropout_plots.objects = []  # off the page: a plot without data makes Bokeh warn
                 for src in self.src_drop.values():
                     src.data = {"present": [], "epsilon": [], "error": []}
-                for fig in (self.fig_drop_eps, self.fig_drop_err):
-                    fig.visible = False
             if unavailable is not None:
                 self.dropout_note.object = unavailable.text
             elif stale or self.dropout_note.object.startswith(DROPOUT_UNAVAILABLE):
@@ -335,8 +334,6 @@ class NoiseView(BaseView):
             return
         s = self.settings
         with pn.io.hold():
-            for fig in (self.fig_drop_eps, self.fig_drop_err):
-                fig.visible = True
             for name, key in (("Arete", "arete"), ("Laplace", "laplace")):
                 present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
                 self.src_drop[name].data = {"present": present, "epsilon": eps, "error": err}

@@ -329,13 +329,13 @@ def test_dropout_curves_of_other_settings_are_not_kept():
     lab.settings.param.trigger("committed")
     assert noise.dropout_button.disabled and "not available" in noise.dropout_note.object
     assert all(len(src.data["present"]) == 0 for src in noise.src_drop.values())
-    assert not noise.fig_drop_eps.visible and "dropout curves" not in noise.csv_preamble()
+    assert not noise.dropout_plots.objects and "dropout curves" not in noise.csv_preamble()
     lab.settings.param.update(epsilon=6.0, arete_source="local-search")
     lab.settings.param.trigger("committed")
     assert not noise.dropout_button.disabled and noise.dropout_note.object.startswith("Each of n users")
     assert all(len(src.data["present"]) == 0 for src in noise.src_drop.values())
     noise.dropout_button.clicks += 1
-    assert noise.fig_drop_eps.visible and "grows from" in noise.dropout_note.object
+    assert noise.dropout_plots.objects and "grows from" in noise.dropout_note.object
 
 
 def test_noise_view_says_when_the_dropout_curves_coincide():
