@@ -34,7 +34,6 @@ DROPOUT_INTRO = (
     "Below a total Gamma shape of 1/2 the density is infinite at 0 and no epsilon holds (not drawn). "
     "Press **Compute dropout curves** for the current Arete and Laplace shares of the same epsilon."
 )
-DROPOUT_UNAVAILABLE = "Dropout curves are not available"  # how dropout_unavailable's note begins
 PLACEHOLDER_DELAY_MS = 600  # how long the view waits for the calibrated Arete before drawing a placeholder
 
 
@@ -291,7 +290,7 @@ class NoiseView(BaseView):
                     src.data = {"present": [], "epsilon": [], "error": []}
             if unavailable is not None:
                 self.dropout_note.object = unavailable.text
-            elif stale or self.dropout_note.object.startswith(DROPOUT_UNAVAILABLE):
+            elif self._dropout_key is None:  # no curves for these settings: the introduction
                 self.dropout_note.object = DROPOUT_INTRO
             reveal(self.density_plots, flex_row(self.fig_density, self.fig_log))
             reveal(self.profile_plots, flex_row(self.fig_profile, self.fig_error))
