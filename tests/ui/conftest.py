@@ -102,13 +102,34 @@ def browser_type_launch_args(browser_type_launch_args):
 
 @pytest.fixture
 def watched_page(page):
-    """A page that records console errors and failed requests."""
-    problems = []
-    page.on("console", lambda msg: problems.append(f"console: {msg.text}") if msg.type == "error" else None)
+    """A page that records console errors and failed requests (``problems``) and every console message
+    (``console``, shown with the server's log in a failing test's report)."""
+    problems, console = [], []
+
+    def on_console(msg):
+        console.append(f"{msg.type}: {msg.text}")
+        if msg.type == "error":
+            problems.append(f"console: {msg.text}")
+
+    page.on("console", on_console)
     page.on("requestfailed", lambda req: problems.append(f"failed: {req.url}"))
     page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-    page.problems = problems
+    page.problems, page.console = problems, console
     return page
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing browser test reports the page's console and the tail of the server's log."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    page, server = item.funcargs.get("watched_page"), item.funcargs.get("server_url")
+    if page is not None:
+        report.sections.append(("browser console", "\n".join(page.console[-80:]) or "(nothing)"))
+    if isinstance(server, ServerURL):
+        report.sections.append(("server log", server.log_tail()))
 
 
 def bokeh_value(page, name, column, index=0):

@@ -199,8 +199,10 @@ def test_tour_walks_every_step_and_links_to_each(watched_page, server_url):
     wait_for_app(page)
     page.get_by_text("Start the guided tour", exact=True).click()
     for k, step in enumerate(TOUR, start=1):
-        page.get_by_text(f"step {k} of {len(TOUR)}", exact=False).first.wait_for(timeout=20_000)
-        expect(page.locator(".bk-tab.bk-active").first).to_have_text(TABS[step.tab], timeout=20_000)
+        # Next is pressed before the step's tab has settled, as a hurried presenter would: the server
+        # answers after building that tab (seconds each on a loaded CI machine), hence the long waits
+        page.get_by_text(f"step {k} of {len(TOUR)}", exact=False).first.wait_for(timeout=60_000)
+        expect(page.locator(".bk-tab.bk-active").first).to_have_text(TABS[step.tab], timeout=60_000)
         if k < len(TOUR):
             page.get_by_text("Next \u25b6", exact=True).click()
     page.goto(server_url + "?tour=5")
