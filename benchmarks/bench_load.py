@@ -33,6 +33,7 @@ import sys
 import time
 import urllib.request
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -86,7 +87,9 @@ class Student:
 
     async def open(self, query=""):
         start = time.perf_counter()
-        html = await asyncio.to_thread(_fetch, self.base + "/" + query)
+        # threads of their own: in asyncio's default executor (6 threads here) queued fetches held up the
+        # websocket's address lookup, so no page was ready before every page's HTML had come
+        html = await asyncio.get_running_loop().run_in_executor(FETCH_THREADS, _fetch, self.base + "/" + query)
         token = re.search(r'"token":\s*"([^"]+)"', html).group(1)
         ws_url = self.base.replace("http://", "ws://") + "/ws"
         request = HTTPRequest(ws_url, connect_timeout=600, request_timeout=600)  # a queue of page loads is slow
@@ -178,6 +181,9 @@ class Student:
     def close(self):
         self.reader.cancel()
         self.ws.close()
+
+
+FETCH_THREADS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="page-fetch")
 
 
 def _fetch(url):

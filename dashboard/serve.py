@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import ctypes
 import logging
+import math
 import os
 import re
 import signal
@@ -20,6 +21,7 @@ from importlib import resources
 
 import panel as pn
 from bokeh.settings import settings as bokeh_settings
+from panel.io.server import DocHandler
 from tornado.routing import AnyMatches, HostMatches, Rule
 from tornado.web import RequestHandler
 
@@ -69,6 +71,52 @@ def restrict_hosts(server, hosts) -> None:
     router = app.default_router
     router.rules = [Rule(HostMatches(pattern), app.wildcard_router), Rule(AnyMatches(), [(r".*", _UnknownHost)])]
     router.rules[-1] = router.process_rule(router.rules[-1])
+
+
+class PageQueue:
+    """Page builds one at a time, in arrival order, at least ``pause`` seconds apart: between two builds
+    the event loop serves what arrived meanwhile (a built page's websocket and document, an open page's
+    change). A page alone is built at once.
+
+    Without it a burst of page requests is built back to back in one pass of the loop, and no page is
+    ready (its document sent) before the last one is built: a class that opens the link together waits
+    for the whole burst, and so does every open page's next change."""
+
+    def __init__(self, pause: float = 0.1):
+        self.pause = pause
+        self._lock = asyncio.Lock()
+        self._last_end = -math.inf
+
+    async def __aenter__(self):
+        await self._lock.acquire()
+        try:
+            wait = self._last_end + self.pause - asyncio.get_running_loop().time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    async def __aexit__(self, *exc_info):
+        self._last_end = asyncio.get_running_loop().time()
+        self._lock.release()
+
+
+def queue_page_builds(server, queue: PageQueue | None = None) -> PageQueue:
+    """Route the server's page requests through ``queue`` (one per web process: call it in each)."""
+    queue = queue or PageQueue()
+
+    class QueuedDocHandler(DocHandler):
+        async def get_session(self):
+            async with queue:
+                return await super().get_session()
+
+    rules = [rule for rule in server._tornado.wildcard_router.rules if rule.target is DocHandler]
+    if not rules:
+        raise RuntimeError("Panel's page handler was not found among the server's routes")
+    for rule in rules:
+        rule.target = QueuedDocHandler
+    return queue
 
 
 def _in_worker_process():
@@ -155,6 +203,7 @@ def serve(
         websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_BYTES,
     )
     server._tornado.websocket_origins.update(bracketed)
+    queue_page_builds(server)  # in each web process: pn.serve forks before it returns
     restrict_hosts(server, allowed_hosts(address, port, [*(hosts or []), *origins]))
     if warm:  # in each web process, once it serves; in a thread, so the loop never waits for it
         server.io_loop.add_callback(server.io_loop.run_in_executor, None, warm_up, pool)

@@ -660,3 +660,73 @@ def test_ctrl_c_prints_one_line(delay):
     assert before is None
     lines = [line for line in out.splitlines() if not line.startswith(("noiselab: serving", "Launching server"))]
     assert lines == ["noiselab: stopped"], out[-3000:]
+
+
+async def _burst(port, count):
+    """``count`` pages requested at once, each opened as a browser does once its HTML arrives (the
+    websocket, then the document pulled); returns the times its HTML and its document arrived."""
+    import asyncio
+    import json
+    import re
+    import uuid
+
+    from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    client = AsyncHTTPClient(force_instance=True, max_clients=count)
+    base = f"127.0.0.1:{port}"
+
+    async def page():
+        html = (await client.fetch(f"http://{base}/", request_timeout=600)).body.decode()
+        html_at = time.monotonic()
+        token = re.search(r'"token":\s*"([^"]+)"', html).group(1)
+        request = HTTPRequest(f"ws://{base}/ws", connect_timeout=600, request_timeout=600)
+        ws = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=100 * 2**20)
+
+        async def wait_for(msgtype):
+            while True:
+                fragment = await ws.read_message()
+                assert fragment is not None, f"websocket closed before {msgtype}"
+                if isinstance(fragment, str) and f'"{msgtype}"' in fragment.replace('": "', '":"'):
+                    return
+
+        await wait_for("ACK")  # as BokehJS does: the session exists once the server acknowledges
+        for part in ({"msgid": uuid.uuid4().hex, "msgtype": "PULL-DOC-REQ"}, {}, {}):
+            await ws.write_message(json.dumps(part))
+        await wait_for("PULL-DOC-REPLY")
+        ready_at = time.monotonic()
+        ws.close()
+        return html_at, ready_at
+
+    try:
+        return await asyncio.gather(*(page() for _ in range(count)))
+    finally:
+        client.close()
+
+
+@pytest.mark.subprocess
+def test_a_burst_of_page_opens_is_served_in_arrival_order(tmp_path):
+    """When a class opens the link together, the first pages are ready while later ones are still being
+    built: the server serves what arrived (a built page's websocket and document) between page builds.
+    Before, every queued page was built in one pass of the event loop, and no page was ready until the
+    last page's HTML had been sent."""
+    from tests.conftest import run_async
+
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "w") as handle:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dashboard.serve", "--port", str(port)], stdout=handle, stderr=subprocess.STDOUT
+        )
+    try:
+        assert _get(port, timeout=120, read_timeout=120)[0] == 200
+        times = run_async(lambda: _burst(port, 8))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    last_html = max(html_at for html_at, _ in times)
+    first_ready = min(ready_at for _, ready_at in times)
+    ready_early = sum(ready_at < last_html for _, ready_at in times)
+    assert first_ready < last_html, (times, log.read_text()[-2000:])
+    assert ready_early >= 2, times
+    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
