@@ -10,9 +10,11 @@ pulled (the PULL-DOC-REPLY received), as a browser does (``bench_load.Student``)
     of one open session moving a slider meanwhile;
   * (the lab) the first show of each other tab and each preset, in a warm process: from the change sent
     to the last message of its answer (the server quiet for ``QUIET`` s);
-  * memory (resident size) after 20 and after ``--cycles`` page open/close cycles.
+  * memory (resident size) after 20 and after ``--cycles`` page open/close cycles;
+  * in headless Chromium (Debian's ``chromium``), a key press on a slider until the plot's data has changed
+    in the page (the lab's epsilon on its Privacy boundaries tab; the floor's first slider).
 
-Run: python benchmarks/bench_page.py [--quick] [--procs 1 2] [--bursts 20 50] [--lab NAME=DIR ...]
+Run: python benchmarks/bench_page.py [--quick] [--procs 1 2] [--bursts 20 50] [--no-browser] [--lab NAME=DIR ...]
 ``--lab before=/tmp/old`` adds another checkout (e.g. ``git archive`` of an older commit) to compare.
 """
 
@@ -162,6 +164,60 @@ async def burst(server, n):
     return ready[0], float(np.median(ready)), ready[-1], max(replies, default=float("nan"))
 
 
+# the model whose data a slider press changes, and the value to watch (the floor's line is 0 at x = 0)
+REDRAWN = {"floor": ("floor-line", "y", 10), "lab": ("boundary-psi", "linear", 0)}
+
+
+async def slider_redraws(servers, rounds=5, presses=5):
+    """In headless Chromium: a key press on the first slider until the plot's data has changed in the
+    page, the servers in turn (``rounds`` x ``presses`` each); the lab on its Privacy boundaries tab."""
+    import shutil
+
+    from playwright.async_api import async_playwright
+
+    times = {s.name: [] for s in servers}
+    async with async_playwright() as play:
+        chrome = await play.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu"]
+        )
+        pages = {}
+        for server in servers:
+            page = await chrome.new_page(viewport={"width": 1400, "height": 1000})
+            await page.goto(server.base + "/")
+            name, column, index = REDRAWN["floor" if server.floor else "lab"]
+            value = f"Number(Bokeh.documents[0].get_model_by_name('{name}').data.{column}[{index}])"
+            await page.wait_for_function(
+                f"() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].get_model_by_name('{name}')"
+                f" !== null && Bokeh.documents[0].get_model_by_name('{name}').data.{column}.length > 0"
+                if server.floor
+                else "() => window.Bokeh && Bokeh.documents.length > 0",
+                timeout=300_000,
+            )
+            if not server.floor:
+                await page.get_by_text("Privacy boundaries", exact=True).first.click()
+                await page.wait_for_function(
+                    f"() => {{ const m = Bokeh.documents[0].get_model_by_name('{name}'); "
+                    f"return m && m.data.{column}.length > 0; }}",
+                    timeout=300_000,
+                )
+            await page.wait_for_timeout(2000)
+            handle = page.locator(".noUi-handle").first
+            await handle.focus()
+            pages[server.name] = (page, handle, value)
+        for _ in range(rounds):
+            for server in servers:
+                page, handle, value = pages[server.name]
+                for k in range(presses):
+                    before = await page.evaluate(f"() => {value}")
+                    start = time.perf_counter()
+                    await handle.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
+                    await page.wait_for_function(f"() => {value} !== {before}", polling="raf", timeout=60_000)
+                    times[server.name].append(time.perf_counter() - start)
+                    await page.wait_for_timeout(600)  # the on-release work ends before the next press
+        await chrome.close()
+    return times
+
+
 async def tabs_and_presets(server):
     """The first show of tabs 2-5 and each preset, in one fresh page of a warm process."""
     from dashboard.tour import PRESETS, TABS
@@ -234,6 +290,19 @@ async def run(labs, procs, args):
                     [f"{results[x][3]:.2f} s ({results[x][3] / fl[3]:.1f}x)" for x in names],
                 )
             )
+        if procs == 1 and args.browser:
+            times = await slider_redraws(servers)
+            floor_median = np.median(times["floor"])
+            print(
+                row(
+                    "slider press to redraw in Chromium: median / p95",
+                    [
+                        f"{1e3 * np.median(times[x]):.0f} / {1e3 * np.percentile(times[x], 95):.0f} ms "
+                        f"({np.median(times[x]) / floor_median:.1f}x)"
+                        for x in names
+                    ],
+                )
+            )
         if procs == 1 and args.tabs:
             for server in servers[:-1]:
                 shows, presets = await tabs_and_presets(server)
@@ -263,6 +332,7 @@ def main(argv=None):
     parser.add_argument("--pages", type=int, default=10, help="sequential pages for the CPU figure")
     parser.add_argument("--cycles", type=int, default=200, help="open/close cycles for memory (0: skip)")
     parser.add_argument("--no-tabs", dest="tabs", action="store_false", help="skip the tabs and presets")
+    parser.add_argument("--no-browser", dest="browser", action="store_false", help="skip the Chromium redraws")
     parser.add_argument(
         "--lab", action="append", default=[], metavar="NAME=DIR", help="another checkout to serve (repeatable)"
     )

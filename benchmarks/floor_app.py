@@ -17,7 +17,7 @@ from bokeh.plotting import figure
 def create_floor():
     """One session's page: six sliders that redraw one line."""
     x = np.linspace(0, 10, 200)
-    source = ColumnDataSource({"x": x, "y": np.sin(x)})
+    source = ColumnDataSource({"x": x, "y": np.sin(x)}, name="floor-line")
     fig = figure(title="floor", height=400, sizing_mode="stretch_width")
     fig.line("x", "y", source=source)
     sliders = [pn.widgets.FloatSlider(label=f"p{k}", start=0.1, end=5, value=1.0) for k in range(6)]
