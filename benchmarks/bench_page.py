@@ -240,7 +240,9 @@ async def cycles(servers, count):
         for server in servers:
             (await server.open()).close()
         if k in (20, count):
-            await asyncio.sleep(40)  # Bokeh discards a closed session 15 s after, checking every 17 s
+            # Bokeh discards a closed session 15 s after, checking every 17 s; the lab gives freed memory
+            # back every 30 s: after 75 s both have happened
+            await asyncio.sleep(75)
             for server in servers:
                 marks[server.name][k] = rss_mb(server.proc.pid)
     return marks
