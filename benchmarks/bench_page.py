@@ -186,20 +186,14 @@ async def slider_redraws(servers, rounds=5, presses=5):
             await page.goto(server.base + "/")
             name, column, index = REDRAWN["floor" if server.floor else "lab"]
             value = f"Number(Bokeh.documents[0].get_model_by_name('{name}').data.{column}[{index}])"
-            await page.wait_for_function(
-                f"() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].get_model_by_name('{name}')"
-                f" !== null && Bokeh.documents[0].get_model_by_name('{name}').data.{column}.length > 0"
-                if server.floor
-                else "() => window.Bokeh && Bokeh.documents.length > 0",
-                timeout=300_000,
-            )
+            await page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0", timeout=300_000)
             if not server.floor:
                 await page.get_by_text("Privacy boundaries", exact=True).first.click()
-                await page.wait_for_function(
-                    f"() => {{ const m = Bokeh.documents[0].get_model_by_name('{name}'); "
-                    f"return m && m.data.{column}.length > 0; }}",
-                    timeout=300_000,
-                )
+            await page.wait_for_function(
+                f"() => {{ const m = Bokeh.documents[0].get_model_by_name('{name}'); "
+                f"return m && m.data.{column}.length > 0; }}",
+                timeout=300_000,
+            )
             await page.wait_for_timeout(2000)
             handle = page.locator(".noUi-handle").first
             await handle.focus()

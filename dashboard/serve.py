@@ -103,9 +103,10 @@ class PageQueue:
         self._lock.release()
 
 
-def queue_page_builds(server, queue: PageQueue | None = None) -> PageQueue:
-    """Route the server's page requests through ``queue`` (one per web process: call it in each)."""
-    queue = queue or PageQueue()
+def queue_page_builds(server) -> PageQueue:
+    """Route the server's page requests through a new :class:`PageQueue` (one per web process: call it
+    in each)."""
+    queue = PageQueue()
 
     class QueuedDocHandler(DocHandler):
         async def get_session(self):

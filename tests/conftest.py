@@ -76,3 +76,38 @@ def run_async(make_coroutine):
 
     with ThreadPoolExecutor(max_workers=1) as thread:
         return thread.submit(lambda: asyncio.run(make_coroutine())).result()
+
+
+async def pull_document(base: str, html: str):
+    """Open a served page's websocket as BokehJS does (the token from its HTML; wait for the server's ACK,
+    then pull the document) and return it open; ``base`` is ``http://host:port``."""
+    import json
+    import re
+    import uuid
+
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    token = re.search(r'"token":\s*"([^"]+)"', html).group(1)
+    request = HTTPRequest(base.replace("http", "ws", 1) + "/ws", connect_timeout=600, request_timeout=600)
+    ws = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=100 * 2**20)
+
+    async def wait_for(msgtype):
+        while True:
+            fragment = await ws.read_message()
+            assert fragment is not None, f"websocket closed before {msgtype}"
+            if isinstance(fragment, str) and f'"{msgtype}"' in fragment.replace('": "', '":"'):
+                return
+
+    await wait_for("ACK")  # the session exists once the server acknowledges
+    for part in ({"msgid": uuid.uuid4().hex, "msgtype": "PULL-DOC-REQ"}, {}, {}):
+        await ws.write_message(json.dumps(part))
+    await wait_for("PULL-DOC-REPLY")
+    return ws
+
+
+async def close_websocket(ws) -> None:
+    """Close and wait for the closing handshake, so the socket is closed (not left to the collector)."""
+    ws.close()
+    while await ws.read_message() is not None:
+        pass

@@ -326,17 +326,23 @@ def _wait(predicate, timeout=20):
     return predicate()
 
 
-@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
-@pytest.mark.subprocess
-def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
+def _serve(tmp_path, *args):
+    """``python -m dashboard.serve --port PORT *args``, its output in ``tmp_path / "serve.log"``."""
     port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "w") as handle:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "dashboard.serve", "--port", str(port), "--num-procs", "2"],
+            [sys.executable, "-m", "dashboard.serve", "--port", str(port), *args],
             stdout=handle,
             stderr=subprocess.STDOUT,
         )
+    return proc, log, port
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.subprocess
+def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
+    proc, log, port = _serve(tmp_path, "--num-procs", "2")
     try:
         for _ in range(6):  # the kernel spreads connections over both workers
             status, body = _get(port)
@@ -354,14 +360,7 @@ def test_several_processes_serve_and_stop_together(tmp_path, stop_signal):
 
 @pytest.mark.subprocess
 def test_only_known_hosts_are_answered(tmp_path):
-    port = free_port()
-    log = tmp_path / "serve.log"
-    with open(log, "w") as handle:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "dashboard.serve", "--port", str(port), "--allow-host", "lab.example.org"],
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-        )
+    proc, log, port = _serve(tmp_path, "--allow-host", "lab.example.org")
     try:
         assert _get(port)[0] == 200
         assert _get(port, host=f"localhost:{port}")[0] == 200
@@ -380,15 +379,7 @@ def test_only_known_hosts_are_answered(tmp_path):
 def test_ipv6_mixed_case_hosts_and_bad_addresses_never_give_500(tmp_path):
     """--address ::1 refused to start, an IPv6 Host header gave HTTP 500, a mixed-case --allow-host
     refused every request, and a query value of over 4,300 digits gave HTTP 500."""
-    port = free_port()
-    log = tmp_path / "serve.log"
-    command = [sys.executable, "-m", "dashboard.serve", "--port", str(port), "--address", "::1"]
-    with open(log, "w") as handle:
-        proc = subprocess.Popen(
-            [*command, "--allow-host", "Lab.Example.ORG"],
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-        )
+    proc, log, port = _serve(tmp_path, "--address", "::1", "--allow-host", "Lab.Example.ORG")
     queries = [
         "/",
         "/?eps=true&sens=false&d=true",
@@ -428,12 +419,7 @@ def test_bad_options_give_a_plain_error():
 
 @pytest.mark.subprocess
 def test_reload_spam_leaves_the_server_healthy(tmp_path):
-    port = free_port()
-    log = tmp_path / "serve.log"
-    with open(log, "w") as handle:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "dashboard.serve", "--port", str(port)], stdout=handle, stderr=subprocess.STDOUT
-        )
+    proc, log, port = _serve(tmp_path)
     try:
         assert _get(port)[0] == 200
         for k in range(30):  # page loads abandoned at once, some with hostile values
@@ -667,38 +653,20 @@ async def _burst(port, count):
     """``count`` pages requested at once, each opened as a browser does once its HTML arrives (the
     websocket, then the document pulled); returns the times its HTML and its document arrived."""
     import asyncio
-    import json
-    import re
-    import uuid
 
-    from tornado.httpclient import AsyncHTTPClient, HTTPRequest
-    from tornado.websocket import websocket_connect
+    from tornado.httpclient import AsyncHTTPClient
+
+    from tests.conftest import close_websocket, pull_document
 
     client = AsyncHTTPClient(force_instance=True, max_clients=count)
-    base = f"127.0.0.1:{port}"
+    base = f"http://127.0.0.1:{port}"
 
     async def page():
-        html = (await client.fetch(f"http://{base}/", request_timeout=600)).body.decode()
+        html = (await client.fetch(base + "/", request_timeout=600)).body.decode()
         html_at = time.monotonic()
-        token = re.search(r'"token":\s*"([^"]+)"', html).group(1)
-        request = HTTPRequest(f"ws://{base}/ws", connect_timeout=600, request_timeout=600)
-        ws = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=100 * 2**20)
-
-        async def wait_for(msgtype):
-            while True:
-                fragment = await ws.read_message()
-                assert fragment is not None, f"websocket closed before {msgtype}"
-                if isinstance(fragment, str) and f'"{msgtype}"' in fragment.replace('": "', '":"'):
-                    return
-
-        await wait_for("ACK")  # as BokehJS does: the session exists once the server acknowledges
-        for part in ({"msgid": uuid.uuid4().hex, "msgtype": "PULL-DOC-REQ"}, {}, {}):
-            await ws.write_message(json.dumps(part))
-        await wait_for("PULL-DOC-REPLY")
+        ws = await pull_document(base, html)
         ready_at = time.monotonic()
-        ws.close()
-        while await ws.read_message() is not None:  # the closing handshake ends and closes the socket
-            pass
+        await close_websocket(ws)
         return html_at, ready_at
 
     try:
@@ -716,12 +684,7 @@ def test_a_burst_of_page_opens_serves_built_pages_between_builds(tmp_path):
     test failed so)."""
     from tests.conftest import run_async
 
-    port = free_port()
-    log = tmp_path / "serve.log"
-    with open(log, "w") as handle:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "dashboard.serve", "--port", str(port)], stdout=handle, stderr=subprocess.STDOUT
-        )
+    proc, log, port = _serve(tmp_path)
     try:
         assert _get(port, timeout=120, read_timeout=120)[0] == 200
         times = run_async(lambda: _burst(port, 8))

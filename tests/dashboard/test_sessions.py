@@ -4,22 +4,17 @@ opening and closing real websocket sessions, then looking for what they left beh
 
 import asyncio
 import gc
-import json
-import re
 import urllib.request
-import uuid
 
 import panel as pn
 import pytest
 from bokeh.core.validation import check_integrity
 from bokeh.document import Document
 from panel.links import Callback
-from tornado.httpclient import HTTPRequest
-from tornado.websocket import websocket_connect
 
 from dashboard.app import ASSETS_ROUTE, NoiseLab, create_app, page_css
 from dashboard.compute import ComputePool
-from tests.conftest import free_port, run_async
+from tests.conftest import close_websocket, free_port, pull_document, run_async
 
 
 def test_a_page_document_passes_bokehs_validation():
@@ -41,17 +36,7 @@ def test_served_pages_link_their_fonts_instead_of_inlining_them():
 async def _open_and_close(base):
     """One page as a browser opens it: the HTML, then the websocket and the document pulled."""
     html = await asyncio.to_thread(lambda: urllib.request.urlopen(base + "/", timeout=300).read().decode())
-    token = re.search(r'"token":\s*"([^"]+)"', html).group(1)
-    request = HTTPRequest(base.replace("http", "ws") + "/ws", connect_timeout=300, request_timeout=300)
-    ws = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=100 * 2**20)
-    for part in ({"msgid": uuid.uuid4().hex, "msgtype": "PULL-DOC-REQ"}, {}, {}):
-        await ws.write_message(json.dumps(part))
-    while True:
-        fragment = await ws.read_message()
-        assert fragment is not None, "websocket closed before the document came"
-        if isinstance(fragment, str) and '"msgtype": "PULL-DOC-REPLY"' in fragment.replace('":"', '": "'):
-            break
-    ws.close()
+    await close_websocket(await pull_document(base, html))
 
 
 def _live(kind):
