@@ -68,6 +68,19 @@ def pytest_collection_modifyitems(config, items):
         items.sort(key=rank)  # stable: file order within a kind
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist (the floor job) it is never called
+def pytest_xdist_make_scheduler(config, log):
+    """``-n``'s default distribution ('load') with work stealing: an idle worker takes half of a busy one's
+    queue. 'load' hands each worker a fixed batch of consecutive tests, and since the slow kinds are sorted
+    first one worker got every browser test: it ran them alone for 16 minutes after the other finished the
+    rest of the suite in 4. An explicit ``--dist`` is left as given."""
+    if config.getoption("dist") != "load":
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
+
+
 def run_async(make_coroutine):
     """``asyncio.run(make_coroutine())`` on a thread of its own: under pytest-xdist a worker that has run
     a browser test keeps Playwright's event loop running on the main thread, where ``asyncio.run`` refuses."""

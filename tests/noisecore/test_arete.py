@@ -24,7 +24,6 @@ PARAMS = [
 
 
 @pytest.mark.parametrize("params", PARAMS)
-@pytest.mark.oracle
 def test_pdf_matches_fourier_inversion(params, reference):
     alpha, theta, lam = params
     dist = Arete(alpha, theta, lam)

@@ -40,7 +40,6 @@ def test_samples_follow_cdf(params):
 
 
 @pytest.mark.parametrize("params", SHARE_SUMS)
-@pytest.mark.oracle
 def test_share_sum_density_matches_fourier(params, reference):
     dist = ShareSum(*params)
     for t in (0.0, 0.01, 0.3, 1.0, 3.0, 12.0):
@@ -56,7 +55,6 @@ def test_full_participation_is_the_arete():
     assert full.mean_abs() == pytest.approx(arete.mean_abs(), rel=1e-9)
 
 
-@pytest.mark.oracle
 def test_laplace_shares_closed_form(reference):
     lap = Laplace(0.4)
     np.testing.assert_allclose(
@@ -113,7 +111,6 @@ def test_bad_dropout_input():
         ShareSum(0.2, -1.0, 0.5, 1.0)
 
 
-@pytest.mark.oracle
 def test_oracle_module_is_independent(reference):
     # the real-space oracle of the foundation tests agrees with the share-sum engine too
     dist = arete_dropout(Arete(0.3, 0.5, 0.2), fraction=1.0)
@@ -125,7 +122,6 @@ def test_oracle_module_is_independent(reference):
 SHARE_SETS = [(EPS6[0] * 0.8, EPS6[1], 0.8, EPS6[2]), (0.3, 1.0, 0.5, 0.2), (0.0, 1.0, 0.7, 0.3)]
 
 
-@pytest.mark.oracle  # until its references are stored (make_references.py): 3-5 s live
 @pytest.mark.parametrize("params", SHARE_SETS)
 def test_share_sum_sf_matches_gil_pelaez(params, reference):
     dist = ShareSum(*params)

@@ -135,6 +135,19 @@ VISIBLE_AXES_JS = """() => [...Bokeh.index.all_views()].filter((v) => v.model &&
   && v.plot_view.el.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})).length"""
 
 
+# the view titles on screen (h3), by text, with their computed font size
+TITLE_SIZES_JS = """() => {
+  const sizes = {};
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    const shown = e.tagName === 'H3' && e.getBoundingClientRect().width > 0;
+    if (shown) sizes[e.textContent.trim()] = getComputedStyle(e).fontSize;
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(document);
+  return sizes;
+}"""
+
+
 def wait_for_plots(page, count: int = 4) -> None:
     """Wait until ``count`` axes are drawn (a tab's plots go on the page with their first data)."""
     page.wait_for_function(f"() => ({VISIBLE_AXES_JS})() >= {count}", timeout=120_000)

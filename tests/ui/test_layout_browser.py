@@ -1,13 +1,14 @@
 """Layout at a phone's, a projector's and a desktop's size, in normal and large type, on every tab
 (issue 22): no two controls or plots overlap (bounding boxes), no axis or plot is cut off, no choice is
-too long for its box, the page is no wider than the window, every help tooltip stays inside the window,
-and a number outside its range is flagged at its box with the allowed range."""
+too long for its box, the page is no wider than the window, every tab's name and every help tooltip
+stay inside the window, the view titles have one size, and a number outside its range is flagged at its
+box with the allowed range."""
 
 import pytest
 
 from dashboard.tour import TABS
 from tests.ui.conftest import ARTIFACTS, show_tab, wait_for_app
-from tests.ui.layout import layout_problems, tooltips_outside, wait_for_plots
+from tests.ui.layout import TITLE_SIZES_JS, layout_problems, tooltips_outside, wait_for_plots
 
 pytestmark = pytest.mark.ui
 
@@ -17,18 +18,31 @@ SIZES = {"phone": (390, 844), "projector": (1024, 768), "desktop": (1440, 900)}
 @pytest.mark.parametrize("large", [False, True], ids=["normal", "large"])
 @pytest.mark.parametrize("size", list(SIZES))
 def test_no_overlaps_no_clipping_and_tooltips_inside_the_window(browser, server_url, size, large):
+    """One walk over every tab per size and type size checks the layout, the tab bar (every tab's name
+    inside the window: it wraps instead of clipping), the rewind's release readout above the fold at
+    1024x768 and 1440x900 in normal type, and the view titles: one size on every tab (tabs built after
+    the page loaded once had twice the first tab's), 17-22 px, larger in large type."""
     width, height = SIZES[size]
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(server_url + ("?big=1" if large else ""))  # as a person types it
     wait_for_app(page)
     assert page.evaluate("() => document.body.classList.contains('noiselab-large')") is large
-    found, tooltips = {}, 0
+    for label in TABS:
+        box = page.get_by_text(label, exact=True).first.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width, label
+    if size != "phone" and not large:
+        box = page.get_by_text("Release 1 of 120", exact=False).first.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height
+    if not large:
+        page.screenshot(path=str(ARTIFACTS / f"rewind-{size}.png"))
+    found, tooltips, titles = {}, 0, {}
     for tab in TABS:
         show_tab(page, tab)
         wait_for_plots(page)
         problems = layout_problems(page)
         outside, shown = tooltips_outside(page)
         tooltips += shown
+        titles.update({k: v for k, v in page.evaluate(TITLE_SIZES_JS).items() if k not in ("Glossary", "How it works")})
         assert problems["controls"] >= 8 and problems["axes"] >= 4, (tab, problems)  # the walk saw the tab
         bad = {k: problems[k] for k in ("overlaps", "clipped", "truncated") if problems[k]}
         if problems["overflow"] > 1:
@@ -41,6 +55,9 @@ def test_no_overlaps_no_clipping_and_tooltips_inside_the_window(browser, server_
     # the sidebar's help icons are on screen beside the page except on a phone, where it is folded away
     assert tooltips >= (2 if size == "phone" else 50), tooltips
     assert found == {}
+    assert len(titles) == len(TABS) and len(set(titles.values())) == 1, titles
+    title_px = float(next(iter(titles.values())).removesuffix("px"))
+    assert title_px > 22 if large else 17 <= title_px <= 22, titles
     page.close()
 
 
