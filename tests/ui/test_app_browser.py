@@ -4,7 +4,6 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from dashboard.tour import TABS, TOUR
 from tests.ui.conftest import bokeh_value, settle, show_tab, wait_for_app
 
 pytestmark = pytest.mark.ui
@@ -188,24 +187,6 @@ def test_formulas_render_with_katex_fonts(watched_page, server_url):
         timeout=15_000,
     )
     assert page.problems == []  # no 404 for fonts either
-
-
-def test_tour_walks_every_step_and_links_to_each(watched_page, server_url):
-    page = watched_page
-    page.goto(server_url)
-    wait_for_app(page)
-    page.get_by_text("Start the guided tour", exact=True).click()
-    for k, step in enumerate(TOUR, start=1):
-        # Next is pressed before the step's tab has settled, as a hurried presenter would: the server
-        # answers after building that tab (seconds each on a loaded CI machine), hence the long waits
-        page.get_by_text(f"step {k} of {len(TOUR)}", exact=False).first.wait_for(timeout=60_000)
-        expect(page.locator(".bk-tab.bk-active").first).to_have_text(TABS[step.tab], timeout=60_000)
-        if k < len(TOUR):
-            page.get_by_text("Next \u25b6", exact=True).click()
-    page.goto(server_url + "?tour=5")
-    page.get_by_text(f"step 5 of {len(TOUR)}", exact=False).first.wait_for(timeout=60_000)
-    page.get_by_text("At epsilon = 10 the Arete", exact=False).first.wait_for(timeout=30_000)
-    assert page.problems == []
 
 
 def test_slider_ends_are_reachable(watched_page, server_url):
