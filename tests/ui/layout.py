@@ -96,7 +96,10 @@ LAYOUT_JS = (
     }
   }
   const overflow = document.documentElement.scrollWidth - innerWidth;
-  return {overlaps, clipped, truncated, axes, controls: items.length, overflow};
+  // the main area wider than its box (it then scrolls sideways on its own)
+  const main = document.getElementById('main');
+  const mainOverflow = main ? main.scrollWidth - main.clientWidth : 0;
+  return {overlaps, clipped, truncated, axes, controls: items.length, overflow, mainOverflow};
 }"""
 )
 # what shows a tooltip on hover (description icons and tooltip icons), kept on the window; returns how many
