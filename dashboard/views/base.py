@@ -211,8 +211,9 @@ class BaseView(pn.viewable.Viewer):
             item.visible = not self.settings.present
 
     def _on_large_type(self, event):
-        for fig in self.figures:
-            set_font_sizes(fig, event.new)
+        with pn.io.hold():  # also when Panel runs the change without the document lock
+            for fig in self.figures:
+                set_font_sizes(fig, event.new)
 
     # --- updates ------------------------------------------------------------------------------
     def follow(self, names, update):
@@ -301,7 +302,10 @@ class BaseView(pn.viewable.Viewer):
         the message unless an update nested inside this one failed.)"""
         failures = self._failures
         try:
-            func(*args)
+            # held: Panel runs some events without the document lock, and a figure's property set
+            # directly then fails; a hold sends the changes as Panel's own (one message per update)
+            with pn.io.hold():
+                func(*args)
         except (ValueError, TypeError) as exc:  # validation messages name the parameter and its range
             log.info("%s: setting rejected: %s", self.title, exc)
             self._failures += 1

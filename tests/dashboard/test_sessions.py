@@ -82,3 +82,72 @@ def test_closed_pages_leave_nothing_behind():
     before, after = run_async(scenario)
     # Panel's list of template roots, its views, its JavaScript callbacks, Bokeh documents, labs
     assert after == before
+
+
+@pytest.mark.subprocess
+def test_settings_changed_without_the_document_lock_update_the_figures():
+    """Panel runs a click that arrives while a widget change is pending as a coroutine without Bokeh's
+    document lock; a view that set figure properties directly then raised "_pending_writes should be
+    non-None" (a CI run: Large type, then Reset). Every view update holds the document instead."""
+    from bokeh.document import without_document_lock
+    from panel.io.state import set_curdoc
+
+    from dashboard.models import Settings
+
+    async def scenario():
+        pool = ComputePool()
+        port = free_port()
+        made = []
+
+        def factory():
+            lab = NoiseLab(Settings(), pool=pool)
+            made.append((pn.state.curdoc, lab))
+            return create_app(lab, pool=pool)
+
+        server = pn.serve(
+            {"/": factory},
+            port=port,
+            address="127.0.0.1",
+            websocket_origin=[f"127.0.0.1:{port}"],
+            show=False,
+            start=False,
+        )
+        server.start()
+        base = f"http://127.0.0.1:{port}"
+        try:
+            html = await asyncio.to_thread(lambda: urllib.request.urlopen(base + "/", timeout=300).read().decode())
+            ws = await pull_document(base, html)
+            doc, lab = made[0]
+            errors, sizes = [], []
+            finished = asyncio.Event()
+
+            @without_document_lock
+            async def press_like_panel():
+                with set_curdoc(doc):
+                    try:
+                        for large in (True, False, True):
+                            lab.settings.large_type = large
+                            sizes.append(lab.rewind.figures[0].title.text_font_size)
+                        # the first view's curves, its second figure, presenter mode and the tour
+                        lab.settings.param.update(epsilon=2.5, rho=0.3, dim=2, seed=5, present=True)
+                        lab.settings.param.trigger("committed")
+                        lab.settings.tour = 2
+                        lab.settings.reset()
+                        sizes.append(lab.rewind.figures[0].title.text_font_size)
+                    except Exception as exc:  # reported by the test
+                        errors.append(exc)
+                    finally:
+                        finished.set()
+
+            doc.add_next_tick_callback(press_like_panel)
+            await asyncio.wait_for(finished.wait(), 60)
+            await close_websocket(ws)
+            return errors, sizes
+        finally:
+            server.stop()
+            pool.close()
+
+    errors, sizes = run_async(scenario)
+    assert errors == []
+    small, large = sizes[1], sizes[0]
+    assert sizes == [large, small, large, small] and small != large
