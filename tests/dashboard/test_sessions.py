@@ -33,6 +33,21 @@ def test_served_pages_link_their_fonts_instead_of_inlining_them():
     assert len(served) < 5_000 < 100_000 < len(inlined)
 
 
+def _serve(factory):
+    """A server of ``factory``'s pages in this process, on a free loopback port: (server, base URL)."""
+    port = free_port()
+    server = pn.serve(
+        {"/": factory},
+        port=port,
+        address="127.0.0.1",
+        websocket_origin=[f"127.0.0.1:{port}"],
+        show=False,
+        start=False,
+    )
+    server.start()
+    return server, f"http://127.0.0.1:{port}"
+
+
 async def _open_and_close(base):
     """One page as a browser opens it: the HTML, then the websocket and the document pulled."""
     html = await asyncio.to_thread(lambda: urllib.request.urlopen(base + "/", timeout=300).read().decode())
@@ -56,18 +71,8 @@ async def _cycles(server, base, count):
 def test_closed_pages_leave_nothing_behind():
     async def scenario():
         pool = ComputePool()
-        port = free_port()
-        server = pn.serve(
-            {"/": lambda: create_app(pool=pool)},
-            port=port,
-            address="127.0.0.1",
-            websocket_origin=[f"127.0.0.1:{port}"],
-            show=False,
-            start=False,
-        )
-        server.start()
+        server, base = _serve(lambda: create_app(pool=pool))
         server._tornado._unused_session_lifetime_milliseconds = 0
-        base = f"http://127.0.0.1:{port}"
         try:
             await _cycles(server, base, 2)
             before = [len(pn.state._fake_roots), len(pn.state._views), len(Callback.registry)]
@@ -96,7 +101,6 @@ def test_settings_changed_without_the_document_lock_update_the_figures():
 
     async def scenario():
         pool = ComputePool()
-        port = free_port()
         made = []
 
         def factory():
@@ -104,16 +108,7 @@ def test_settings_changed_without_the_document_lock_update_the_figures():
             made.append((pn.state.curdoc, lab))
             return create_app(lab, pool=pool)
 
-        server = pn.serve(
-            {"/": factory},
-            port=port,
-            address="127.0.0.1",
-            websocket_origin=[f"127.0.0.1:{port}"],
-            show=False,
-            start=False,
-        )
-        server.start()
-        base = f"http://127.0.0.1:{port}"
+        server, base = _serve(factory)
         try:
             html = await asyncio.to_thread(lambda: urllib.request.urlopen(base + "/", timeout=300).read().decode())
             ws = await pull_document(base, html)
