@@ -149,7 +149,14 @@ class Jobs:
         try:
             self._guarded(_apply_result, apply, results, failure)
         finally:
-            self._on_end(name)
+            self._done(name, token)
+
+    def _done(self, name: str, token: object) -> None:
+        """A request whose result is on screen (or failed) is no longer waited for: a Cancel pressed
+        after it must not say that it dropped it."""
+        if self._latest.get(name) is token:
+            del self._latest[name]
+        self._on_end(name)
 
     def _finish_later(
         self, name: str, token: object, apply: Apply, results: list[Any] | None, failure: Exception | None
@@ -158,7 +165,7 @@ class Jobs:
             if self._is_latest(name, token):
                 _apply_result(apply, results, failure)
         finally:
-            self._on_end(name)
+            self._done(name, token)
 
 
 class _Job:

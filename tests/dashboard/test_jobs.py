@@ -98,7 +98,26 @@ def test_a_later_request_supersedes_and_cancel_drops():
         assert view.jobs.cancel("other") and not view.jobs.cancel("other")
         await settle(view, doc)
         assert view.applied == [[9]]
-        assert view.jobs.names() == ["sq"]
+        assert view.jobs.names() == []  # applied: nothing is waited for any more
+
+    served(test)
+
+
+def test_cancel_after_the_result_is_applied_drops_nothing():
+    """A Cancel pressed as a run ends said "Cancelled; the previous result is kept" beside the new result
+    (a CI run): the finished request was still counted as waited for."""
+
+    async def test(doc):
+        view = View()
+        view.jobs.submit("sq", [functools.partial(square, 2)], view.applied.append)
+        await settle(view, doc)
+        assert view.applied == [[4]] and not view.jobs.cancel("sq")
+        view.jobs.submit("sq", [functools.partial(square, 3)], view.applied.append)
+        view.active = False
+        await settle(view, doc)
+        assert view.jobs.names() == ["sq"]  # the result waits for its view, so it can still be cancelled
+        view.deferred.pop("offload:sq")()
+        assert view.applied == [[4], [9]] and view.jobs.names() == [] and not view.jobs.cancel("sq")
 
     served(test)
 

@@ -326,7 +326,7 @@ def test_a_heavy_button_does_not_freeze_another_session(browser, server_url):
     running when it has (computed on the loop, the run would have ended first, or the redraw timed
     out); the RAT study of the first session arrives too (it is computed the same way)."""
     first, second = browser.new_page(), browser.new_page()
-    first.goto(server_url + "?eps=6&arete=local-search&users=20")
+    first.goto(server_url + "?eps=6&arete=local-search&users=20&seed=101")  # its own seed: see start_long_run
     wait_for_app(first)
     show_tab(first, "RAT stopping")
     first.get_by_text("RAT's median ex-post epsilon", exact=False).first.wait_for(timeout=30_000)
@@ -403,7 +403,8 @@ def test_closing_a_tab_mid_computation_leaves_the_server_healthy(browser, server
 
 def start_long_run(page):
     """On the experiments tab: run ridge on paper-sized synthetic data with 1,000 trials (many seconds);
-    return once its progress bar shows."""
+    return once its progress bar shows. Each test that calls it opens its page with a seed of its own: the
+    server's pool keeps finished chunks, so a run another test began could end before Cancel is pressed."""
     page.locator("select").filter(has_text="synthetic, as in paper A").select_option(label="synthetic, as in paper A")
     page.get_by_text("ridge", exact=True).click()
     page.locator("select").filter(has_text="1000").select_option(label="1000")
@@ -418,7 +419,7 @@ def experiment_curve_length(page):
 
 def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url, tmp_path):
     page = watched_page
-    page.goto(server_url)
+    page.goto(server_url + "?seed=102")  # its own seed: see start_long_run
     wait_for_app(page)
     page.get_by_text("Experiments", exact=True).first.click()
     page.wait_for_function(
@@ -459,6 +460,7 @@ def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url
     # a long run (ridge on paper-sized synthetic data, 1,000 trials) is cancelled: the last result stays
     start_long_run(page)
     page.get_by_role("button", name="Cancel").click()
+    # (a run that ended before the press is not "cancelled": the status then names the run shown)
     expect(page.get_by_text("Cancelled; the previous result is kept.")).to_be_visible(timeout=10_000)
     expect(page.get_by_role("button", name="Run")).to_be_enabled()
     show_tab(page, "Privacy boundaries")  # a round trip to the server: what it sent before has arrived
