@@ -235,6 +235,30 @@ def staircase_mean_abs(epsilon, D):
 
 
 @pytest.mark.sweep
+def check_staircase_saving(text, staircase, laplace):
+    """The headline's "(... smaller than Laplace's)" against the closed forms: a ratio only from 1.1x (at
+    epsilon 0.3 it read "1x smaller"), else a percentage, else "the same"."""
+    said = re.search(r"Staircase reaches [^ ]+ \(([^)]*)\)", text).group(1)
+    ratio = re.fullmatch(r"([0-9.e+]+)x smaller than Laplace's", said)
+    saving = re.fullmatch(r"([0-9.e+-]+)% smaller than Laplace's", said)
+    if ratio:
+        assert float(ratio.group(1)) >= 1.1 and float(ratio.group(1)) == pytest.approx(laplace / staircase, rel=5e-3)
+    elif saving:
+        shown = float(saving.group(1))
+        assert 0 < shown and laplace / staircase < 1.1
+        assert shown == pytest.approx(100 * (1 - staircase / laplace), rel=5e-2, abs=5e-3), said
+    else:
+        assert said == "the same as Laplace's to three digits" and staircase / laplace > 1 - 5e-4, said
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1e-3, 1.0, 3.0, 10.0, 50.0])
+def test_the_staircase_saving_is_worded_by_its_size(epsilon):
+    c = noise_comparison(epsilon=epsilon, sensitivity=1.0, source="calibrated", table=TABLE)  # the placeholder
+    text = noise_headline(c).text
+    check_staircase_saving(text, staircase_mean_abs(epsilon, 1.0), 1.0 / epsilon)
+    assert "(1x smaller" not in text
+
+
 def test_noise_claims_over_random_settings():
     """The noise headline at 320 random settings (each Arete source): Laplace's and the Staircase's E|Z|
     match their closed forms; a headline compares the Arete with Laplace only when the Arete shown is
@@ -264,6 +288,8 @@ def test_noise_claims_over_random_settings():
         check_words(claim)
         check_words(noise_table(c))
         text = claim.text
+        if "Staircase reaches" in text:
+            check_staircase_saving(text, staircase_mean_abs(eps, D), D / eps)
         assert "best" not in text and "beats" not in text
         if s["source"] == "calibrated":
             limit = arete.mean_abs() >= D / eps
