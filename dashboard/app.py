@@ -233,7 +233,7 @@ class NoiseLab(pn.viewable.Viewer):
         self.pool = pool
         self._views = [None] * len(self.VIEW_CLASSES)
         self._slots = [pn.Column(sizing_mode="stretch_width", min_height=300) for _ in self.VIEW_CLASSES]
-        self.controls = controls(self.settings, show_tab=self._show_tab)
+        self.controls = controls(self.settings, show_tab=self._show_tab, on_reset=self._reset_page_state)
         self.tabs = pn.Tabs(
             *zip(TABS, self._slots, strict=True),
             # not dynamic: re-rendering a tab on each switch left the old plots' data bounds in the
@@ -257,6 +257,14 @@ class NoiseLab(pn.viewable.Viewer):
         )
         self.present_toggle.jscallback(value=PRESENT_JS, args={"toggle": self.present_toggle})
         self.present_row = pn.Row(pn.HSpacer(), self.present_toggle, sizing_mode="stretch_width", height=42)
+
+    def _reset_page_state(self):
+        """Reset's share beyond the settings: the first release and the experiments defaults, so on the
+        first tab the address is bare again (the open tab stays)."""
+        config = self.experiment_config
+        keep = {"name", "source"} if config.source == "upload" else {"name"}  # the file chosen stays chosen
+        config.param.update(**{name: p.default for name, p in config.param.objects().items() if name not in keep})
+        self.rewind.show_frame(0)
 
     def _view(self, index: int):
         if self._views[index] is None:

@@ -181,8 +181,9 @@ def glossary() -> pn.pane.HTML:
     )
 
 
-def controls(settings: Settings, show_tab=None) -> pn.Column:
-    """The global controls for the sidebar; ``show_tab(index)`` opens a preset's tab."""
+def controls(settings: Settings, show_tab=None, on_reset=None) -> pn.Column:
+    """The global controls for the sidebar; ``show_tab(index)`` opens a preset's tab, ``on_reset()`` puts
+    the page's own state (the rewind's release, the experiments settings) back after Reset."""
     sliders = [
         LogSlider(settings, "epsilon", "epsilon"),
         LogSlider(settings, "delta", "delta", digits=2),
@@ -212,8 +213,11 @@ def controls(settings: Settings, show_tab=None) -> pn.Column:
     preset.param.watch(apply_preset, "value")
 
     def reset_all(_event):
-        settings.reset()
-        preset.value = preset.options[0]  # the defaults are no scenario: the box says so again
+        with pn.io.hold():
+            settings.reset()
+            if on_reset is not None:
+                on_reset()
+            preset.value = preset.options[0]  # the defaults are no scenario: the box says so again
 
     reset.on_click(reset_all)
     large = pn.widgets.Toggle.from_param(settings.param.large_type, label="Large type (projector)")

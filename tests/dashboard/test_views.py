@@ -215,6 +215,23 @@ def test_reset_restores_defaults():
     assert lab.settings.as_query() == DEFAULTS
 
 
+def test_the_reset_button_gives_a_bare_link_on_the_first_tab():
+    """Reset left the rewind's release (and the experiments settings) in the address (a newcomer pass:
+    ``?release=33`` after Play, Pause, Reset)."""
+    lab = NoiseLab()
+    lab.settings.param.update(epsilon=10.0, seed=3)
+    lab.rewind.show_frame(32)
+    lab.experiment_config.param.update(task="ridge", trials=1000)
+    assert set(lab.link_state()) == {"release", "experiments.task", "experiments.trials"}
+    reset = next(b for b in lab.controls.select(pn.widgets.Button) if b.name == "Reset")
+    reset.clicks += 1
+    assert lab.settings.as_query() == DEFAULTS and lab.link_state() == {}
+    assert lab.rewind.frame.value == 0
+    lab.tabs.active = 2  # the open tab stays: Reset restores settings, it does not navigate
+    reset.clicks += 1
+    assert lab.link_state() == {"tab": 2}
+
+
 @pytest.mark.sweep
 def test_csv_exports():
     lab = NoiseLab()
