@@ -234,7 +234,6 @@ def staircase_mean_abs(epsilon, D):
     return D * math.exp(epsilon / 2) / math.expm1(epsilon)
 
 
-@pytest.mark.sweep
 def check_staircase_saving(text, staircase, laplace):
     """The headline's "(... smaller than Laplace's)" against the closed forms: a ratio only from 1.1x (at
     epsilon 0.3 it read "1x smaller"), else a percentage, else "the same"."""
@@ -259,6 +258,7 @@ def test_the_staircase_saving_is_worded_by_its_size(epsilon):
     assert "(1x smaller" not in text
 
 
+@pytest.mark.sweep
 def test_noise_claims_over_random_settings():
     """The noise headline at 320 random settings (each Arete source): Laplace's and the Staircase's E|Z|
     match their closed forms; a headline compares the Arete with Laplace only when the Arete shown is
