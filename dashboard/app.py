@@ -261,10 +261,7 @@ class NoiseLab(pn.viewable.Viewer):
     def _reset_page_state(self):
         """Reset's share beyond the settings: the first release and the experiments defaults, so on the
         first tab the address is bare again (the open tab stays)."""
-        config = self.experiment_config
-        keep = {"name", "source"} if config.source == "upload" else {"name"}  # the file chosen stays chosen
-        config.param.update(**{name: p.default for name, p in config.param.objects().items() if name not in keep})
-        self.rewind.show_frame(0)
+        self.apply_link_state({"tab": self.tabs.active}, complete=True)  # an uploaded file stays chosen
 
     def _view(self, index: int):
         if self._views[index] is None:

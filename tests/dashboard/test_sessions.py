@@ -48,10 +48,14 @@ def _serve(factory):
     return server, f"http://127.0.0.1:{port}"
 
 
-async def _open_and_close(base):
-    """One page as a browser opens it: the HTML, then the websocket and the document pulled."""
+async def _open(base):
+    """One page as a browser opens it: the HTML, then the websocket (returned open) and the document pulled."""
     html = await asyncio.to_thread(lambda: urllib.request.urlopen(base + "/", timeout=300).read().decode())
-    await close_websocket(await pull_document(base, html))
+    return await pull_document(base, html)
+
+
+async def _open_and_close(base):
+    await close_websocket(await _open(base))
 
 
 def _live(kind):
@@ -110,8 +114,7 @@ def test_settings_changed_without_the_document_lock_update_the_figures():
 
         server, base = _serve(factory)
         try:
-            html = await asyncio.to_thread(lambda: urllib.request.urlopen(base + "/", timeout=300).read().decode())
-            ws = await pull_document(base, html)
+            ws = await _open(base)
             doc, lab = made[0]
             errors, sizes = [], []
             finished = asyncio.Event()
