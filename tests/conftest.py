@@ -1,4 +1,8 @@
+import fcntl
+import hashlib
+import os
 import socket
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +15,10 @@ LOCAL_SEARCH_SETS = {
     7: ((0.03438865645893487, 0.7753538691868341, 0.03916449536622209), 6.99950, 0.082883),
     8: ((0.01922231819807612, 0.8312962061581013, 0.02547890283133737), 7.99901, 0.053432),
 }
+
+
+ROOT = Path(__file__).resolve().parents[1]
+TOUR = ROOT / "notebooks" / "tour.ipynb"
 
 
 @pytest.fixture
@@ -124,3 +132,34 @@ async def close_websocket(ws) -> None:
     ws.close()
     while await ws.read_message() is not None:
         pass
+
+
+def execute_tour(cache_dir: Path | None = None):
+    """The tour, executed from the repository root (as the README says to open it). With ``cache_dir``
+    (a folder every pytest-xdist worker of one run shares) it is executed once per run and per content of
+    the notebook and the packages' sources, whichever test asks first; the others read that result."""
+    import nbformat
+
+    if cache_dir is None:
+        from nbclient import NotebookClient
+
+        nb = nbformat.read(TOUR, as_version=4)
+        NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
+        return nb
+    digest = hashlib.sha256(TOUR.read_bytes())
+    for source in sorted((*ROOT.glob("dashboard/**/*.py"), *ROOT.glob("noisecore/**/*.py"))):
+        digest.update(source.read_bytes())
+    executed = cache_dir / f"tour-{digest.hexdigest()[:16]}.ipynb"
+    with open(cache_dir / "tour.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits for the one executing it
+        if not executed.exists():
+            nbformat.write(execute_tour(), executed)
+    return nbformat.read(executed, as_version=4)
+
+
+@pytest.fixture(scope="session")
+def executed_tour(tmp_path_factory):
+    """The executed tour, shared by the tests of one run (see execute_tour)."""
+    base = tmp_path_factory.getbasetemp()
+    # under pytest-xdist each worker's folder lies in the run's own folder, which the workers share
+    return execute_tour(cache_dir=base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)

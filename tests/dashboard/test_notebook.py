@@ -1,21 +1,11 @@
 """The tour notebook executes headlessly, every view renders inline, and no output links off the page."""
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[2]
-TOUR = ROOT / "notebooks" / "tour.ipynb"
-
-
-def execute_tour() -> nbformat.NotebookNode:
-    """The tour, executed from the repository root (as the README says to open it)."""
-    nb = nbformat.read(TOUR, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}).execute()
-    return nb
+from tests.conftest import TOUR
 
 
 def external_links(nb) -> list[str]:
@@ -31,8 +21,8 @@ def external_links(nb) -> list[str]:
 
 
 @pytest.mark.notebook
-def test_tour_notebook_executes():
-    nb = execute_tour()
+def test_tour_notebook_executes(executed_tour):
+    nb = executed_tour
     outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
     assert not [out for out in outputs if out.output_type == "error"]
     rendered = [

@@ -128,6 +128,12 @@ def pytest_runtest_makereport(item, call):
     page, server = item.funcargs.get("watched_page"), item.funcargs.get("server_url")
     if page is not None:
         report.sections.append(("browser console", "\n".join(page.console[-80:]) or "(nothing)"))
+        shot = ARTIFACTS / f"failed-{re.sub(r'[^A-Za-z0-9_.-]+', '_', item.name)[:120]}.png"
+        try:
+            page.screenshot(path=str(shot), timeout=10_000)
+            report.sections.append(("screenshot", str(shot)))
+        except Exception as exc:  # a closed or hung page: the report goes on without it
+            report.sections.append(("screenshot", f"none ({str(exc)[:200]})"))
     if isinstance(server, ServerURL):
         report.sections.append(("server log", server.log_tail()))
 
@@ -197,9 +203,38 @@ SETTLED_JS = (
 )
 
 
+# what keeps a page from settling: the parts of SETTLED_JS's condition, each on its own
+UNSETTLED_JS = (
+    """() => {
+  const report = {bokeh: Boolean(window.Bokeh && Bokeh.documents.length > 0),
+                  busyDocuments: window.Bokeh ? Bokeh.documents.filter((d) => !d.is_idle).length : null,
+                  fonts: document.fonts.status};"""
+    + _WALK
+    + """
+  const shown = (e) => e.getBoundingClientRect().width > 0;
+  report.spinners = all.filter((e) => e.classList.contains('pn-loading') && shown(e)).map((e) =>
+    `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}: ${(e.textContent || '').trim().slice(0, 120)}`);
+  report.stableFrames = window.__settled ? window.__settled.count : null;
+  report.activeTab = [...all].filter((e) => e.classList.contains('bk-tab') && e.classList.contains('bk-active'))
+    .map((e) => e.textContent.trim());
+  return report;
+}"""
+)
+
+
 def settle(page, timeout=60_000):
-    """Wait until the page has settled (SETTLED_JS): a condition, never a fixed time."""
-    page.wait_for_function(SETTLED_JS, arg=uuid.uuid4().hex, polling="raf", timeout=timeout)
+    """Wait until the page has settled (SETTLED_JS): a condition, never a fixed time. On a timeout the
+    error names the part of the condition that was not met (a spinner left, a busy document, fonts)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(SETTLED_JS, arg=uuid.uuid4().hex, polling="raf", timeout=timeout)
+    except PlaywrightTimeout:
+        try:
+            report = page.evaluate(UNSETTLED_JS)
+        except Exception as exc:  # the page itself is gone or hung
+            report = f"(the page did not answer: {exc})"
+        raise AssertionError(f"the page did not settle within {timeout / 1000:g} s: {report}") from None
 
 
 def show_tab(page, label):

@@ -103,12 +103,15 @@ LAYOUT_JS = (
 }"""
 )
 # what shows a tooltip on hover (description icons and tooltip icons), kept on the window; returns how many
+# (with sidebar false, only those outside the sidebar)
 TOOLTIP_TARGETS_JS = (
-    "() => {"
+    "(sidebar) => {"
     + _WALK
     + """
+  const bar = document.getElementById('sidebar');
   window.__tooltipTargets = all.map(([e]) => e).filter((e) => (e.classList.contains('bk-description')
-      || e.classList.contains('bk-panel-models-widgets-TooltipIcon')) && shown(e));
+      || e.classList.contains('bk-panel-models-widgets-TooltipIcon')) && shown(e)
+      && (sidebar || !(bar && inside(bar, e))));
   return window.__tooltipTargets.length;
 }"""
 )
@@ -161,11 +164,12 @@ def layout_problems(page) -> dict:
     return page.evaluate(LAYOUT_JS)
 
 
-def tooltips_outside(page) -> tuple[list, int]:
-    """Hover every tooltip target shown, scrolled into the window first. Returns the tooltips that
-    reach past the window (with the target's position) and how many tooltips were shown."""
+def tooltips_outside(page, sidebar: bool = True) -> tuple[list, int]:
+    """Hover every tooltip target shown (with ``sidebar`` false, only those outside the sidebar), scrolled
+    into the window first. Returns the tooltips that reach past the window (with the target's position)
+    and how many tooltips were shown."""
     outside, shown = [], 0
-    for index in range(page.evaluate(TOOLTIP_TARGETS_JS)):
+    for index in range(page.evaluate(TOOLTIP_TARGETS_JS, sidebar)):
         x, y = page.evaluate(TOOLTIP_TARGET_AT_JS, index)
         page.mouse.move(x, y)
         page.wait_for_function(f"() => ({TOOLTIP_BOXES_JS})().length > 0", timeout=5_000)

@@ -8,7 +8,6 @@ import pytest
 from nbconvert import HTMLExporter
 
 from dashboard import notebook as nbk
-from tests.dashboard.test_notebook import execute_tour
 
 pytestmark = pytest.mark.ui
 
@@ -45,8 +44,8 @@ def open_offline(page, path: Path) -> list[str]:
 
 
 @pytest.mark.notebook  # executes the tour first
-def test_saved_tour_renders_offline(watched_page, tmp_path):
-    nb = execute_tour()
+def test_saved_tour_renders_offline(watched_page, tmp_path, executed_tour):
+    nb = executed_tour
     with warnings.catch_warnings():
         # the extension cells display an empty bundle (their JavaScript is in other outputs)
         warnings.filterwarnings("ignore", r"Your element with mimetype\(s\) dict_keys\(\[\]\)", UserWarning)
