@@ -178,7 +178,7 @@ _WALK = """
 """
 
 # True once the page has settled: every Bokeh document has rendered its roots, the fonts have loaded, no
-# loading spinner shows, and the boxes of the canvases, buttons and titles are the same over 10 polls
+# loading spinner shows on screen, and the boxes of the canvases, buttons and titles are the same over 10 polls
 # (animation frames) in a row. ``token`` restarts the count for each wait.
 SETTLED_JS = (
     """(token) => {
@@ -186,7 +186,9 @@ SETTLED_JS = (
   if (document.fonts.status !== 'loaded') return false;"""
     + _WALK
     + """
-  const shown = (e) => e.getBoundingClientRect().width > 0;
+  // on screen: hidden tabs keep their boxes (visibility: hidden), and a spinner left on one, whose
+  // result waits for its tab to be shown, is not on screen
+  const shown = (e) => e.getBoundingClientRect().width > 0 && e.checkVisibility({checkVisibilityCSS: true});
   if (all.some((e) => e.classList.contains('pn-loading') && shown(e))) return false;
   const boxes = all.filter((e) => ['CANVAS', 'BUTTON', 'H3'].includes(e.tagName)).map((e) => {
     const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].join(' ');
@@ -211,7 +213,7 @@ UNSETTLED_JS = (
                   fonts: document.fonts.status};"""
     + _WALK
     + """
-  const shown = (e) => e.getBoundingClientRect().width > 0;
+  const shown = (e) => e.getBoundingClientRect().width > 0 && e.checkVisibility({checkVisibilityCSS: true});
   report.spinners = all.filter((e) => e.classList.contains('pn-loading') && shown(e)).map((e) =>
     `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}: ${(e.textContent || '').trim().slice(0, 120)}`);
   report.stableFrames = window.__settled ? window.__settled.count : null;
