@@ -148,7 +148,6 @@ class BaseView(pn.viewable.Viewer):
         self._failures = 0
         self.active = active
         self._pending = {}
-        self._after_reply: set[str] = set()  # updates waiting for the next tick
         self.jobs = Jobs(
             pool=lambda: self.pool,
             guarded=self.guarded,
@@ -217,31 +216,11 @@ class BaseView(pn.viewable.Viewer):
                 set_font_sizes(fig, event.new)
 
     # --- updates ------------------------------------------------------------------------------
-    def follow(self, names, update, after_reply=False):
+    def follow(self, names, update):
         """Run ``update`` now and again whenever any of the settings ``names`` changes (while the view
-        is hidden, once when it is next shown). With ``after_reply``, a served session runs it on the next
-        tick: Bokeh sends a change's messages only when every update it set off has run, so a slider's
-        cheap updates reach the browser without waiting for this one (a simulation refreshed on release)."""
-        schedule = self.schedule_after_reply if after_reply else self.schedule
-        self.settings.param.watch(lambda *_events: schedule(update), list(names))
+        is hidden, once when it is next shown)."""
+        self.settings.param.watch(lambda *_events: self.schedule(update), list(names))
         self.schedule(update)
-
-    def schedule_after_reply(self, func):
-        """:meth:`schedule` on the next tick in a served session (once, however often it is asked for
-        before then), at once elsewhere."""
-        doc = self._served_document()
-        if not self.active or doc is None:
-            self.schedule(func)
-            return
-        if func.__name__ in self._after_reply:
-            return
-        self._after_reply.add(func.__name__)
-
-        def run():
-            self._after_reply.discard(func.__name__)
-            self.schedule(func)
-
-        doc.add_next_tick_callback(run)
 
     def schedule(self, func):
         """Run an update now if the view is on screen, else when it next becomes active."""
@@ -249,12 +228,6 @@ class BaseView(pn.viewable.Viewer):
             self.guarded(func)
         else:
             self._pending[func.__name__] = func
-
-    @staticmethod
-    def _served_document():
-        """The session's document when served (None in a notebook or a test without a server)."""
-        doc = pn.state.curdoc
-        return doc if doc is not None and doc.session_context is not None else None
 
     def _defer(self, key, func):
         self._pending[key] = func

@@ -131,7 +131,7 @@ class BoundaryView(BaseView):
         self.study_readout = text("")
 
         self.follow(["epsilon", "delta", "rho", "sensitivity"], self.update_curves)
-        self.follow(["committed"], self.update_study, after_reply=True)  # 18 ms: after the curves
+        self.follow(["committed"], self.update_study)
 
     def update_curves(self):
         s = self.settings

@@ -110,35 +110,6 @@ def test_heavy_views_refresh_on_commit_only():
     assert lab.rat.study is study_before  # deterministic results are cached, keyed by their inputs
 
 
-def test_in_a_served_session_the_crossing_study_waits_for_the_next_tick(monkeypatch):
-    """Bokeh sends a change's messages only when every update it set off has run: on a slider's release
-    the boundaries' crossing study runs on the next tick, once however many releases came before it,
-    so the curves that follow the slider go out first."""
-    lab = NoiseLab()
-    show(lab, lab.boundaries)
-    view = lab.boundaries
-
-    class ServedDocument:  # what schedule_after_reply uses of a served session's document
-        def __init__(self):
-            self.ticks = []
-
-        def add_next_tick_callback(self, callback):
-            self.ticks.append(callback)
-
-    doc = ServedDocument()
-    monkeypatch.setattr(view, "_served_document", lambda: doc)
-    curves_before, study_before = view.curves, view.study
-    lab.settings.epsilon = 2.5
-    lab.settings.param.trigger("committed")
-    lab.settings.param.trigger("committed")
-    assert view.curves is not curves_before  # at once
-    assert view.study is study_before and len(doc.ticks) == 1  # on the next tick, once
-    monkeypatch.undo()
-    doc.ticks.pop()()
-    assert view.study is not study_before and doc.ticks == []
-    assert float(view.src_bound.data["psi"][0]) == pytest.approx(float(view.study.boundary[0]))
-
-
 @pytest.mark.sweep
 def test_noise_view_arete_sources():
     lab = NoiseLab()
