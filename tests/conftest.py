@@ -51,6 +51,21 @@ def pytest_addoption(parser):
     )
 
 
+BLAS_LIMIT = pytest.StashKey[object]()  # the workers' BLAS thread limit, kept for the session
+
+
+def pytest_configure(config):
+    """Under pytest-xdist, BLAS on one thread in each worker and in the servers and programs it starts:
+    OpenBLAS's threads wait for work by spinning, so two workers with two BLAS threads each on two cores
+    took turns at the statistical sweeps (the app's compute pool caps its work the same way)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        from threadpoolctl import threadpool_limits
+
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
+        config.stash[BLAS_LIMIT] = threadpool_limits(limits=1, user_api="blas")
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the markers added here are selectable
 def pytest_collection_modifyitems(config, items):
     """Add `slow` to every test of a slow kind; refuse a `slow` test without a kind. Under pytest-xdist,
