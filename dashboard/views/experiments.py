@@ -261,6 +261,7 @@ class ExperimentsView(BaseView):
     def start(self):
         """Prepare the task (fit, default target) off the loop, then run the chunks of trials."""
         self._started_settings = self._run_settings()
+        self._result_before_run = self.result
         spec = self.spec()
         levels = level_grid(*self.config.levels, count=self.config.count)
         self.run_button.disabled = True
@@ -287,8 +288,11 @@ class ExperimentsView(BaseView):
         """Cancel: the running computation's result will not be shown; the last result stays."""
         cancelled = self.cancel("prepare") | self.cancel("experiment")
         if cancelled:
-            self.status.object = "Cancelled; the previous result is kept."
             self._run_pending = False
+            # said only while true: a result that reached the page first keeps its own status line (a CI
+            # run showed "Cancelled; the previous result is kept." over the new run's plots)
+            if self.result is getattr(self, "_result_before_run", self.result):
+                self.status.object = "Cancelled; the previous result is kept."
         self._idle()
 
     def _stale_note(self) -> str:

@@ -268,6 +268,24 @@ CORNERS = {
 }
 
 
+def test_cancel_says_the_previous_result_is_kept_only_while_it_is(monkeypatch):
+    """A CI run showed "Cancelled; the previous result is kept." over the cancelled run's own plots: the
+    status makes that claim only while the result shown is the one from before the run."""
+    lab = NoiseLab()
+    show(lab, lab.experiments)
+    view = lab.experiments
+    view.start()  # without a server the run ends at once
+    assert view.result is not None
+    monkeypatch.setattr(view, "cancel", lambda name: name == "experiment")  # as if a run were waited for
+    view._result_before_run = view.result  # nothing new on the page since Run
+    view.stop()
+    assert view.status.object == "Cancelled; the previous result is kept."
+    view.status.object = "the run's own status"
+    view._result_before_run = None  # the run's result reached the page before the press
+    view.stop()
+    assert view.status.object == "the run's own status"
+
+
 @pytest.mark.sweep
 def test_slider_corner_sweep():
     """Every combination of extreme slider positions renders every view without error or NaN."""
