@@ -161,6 +161,7 @@ class ExperimentsView(BaseView):
         self._started_settings = self._shown_settings = None
         self._shown_status = ""
         self._run_pending = False  # a run's status line is on screen until it ends
+        self._result_before_run = None  # the result on the page when Run was last pressed
         self.config.param.watch(self._on_run_settings, list(self.RUN_SETTINGS))
         # an empty file or one the browser kept back changes only the name or the type
         self.file_input.param.watch(self._on_upload, ["value", "filename", "mime_type"])
@@ -291,7 +292,7 @@ class ExperimentsView(BaseView):
             self._run_pending = False
             # said only while true: a result that reached the page first keeps its own status line (a CI
             # run showed "Cancelled; the previous result is kept." over the new run's plots)
-            if self.result is getattr(self, "_result_before_run", self.result):
+            if self.result is self._result_before_run:
                 self.status.object = "Cancelled; the previous result is kept."
         self._idle()
 

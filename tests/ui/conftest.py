@@ -177,6 +177,13 @@ _WALK = """
   walk(document);
 """
 
+# the loading spinners on screen: hidden tabs keep their boxes (visibility: hidden), and a spinner left on
+# one, whose result waits for its tab to be shown, is not on screen
+_SPINNERS_ON_SCREEN = """
+  const spinners = all.filter((e) => e.classList.contains('pn-loading') && e.getBoundingClientRect().width > 0
+    && e.checkVisibility({checkVisibilityCSS: true}));
+"""
+
 # True once the page has settled: every Bokeh document has rendered its roots, the fonts have loaded, no
 # loading spinner shows on screen, and the boxes of the canvases, buttons and titles are the same over 10 polls
 # (animation frames) in a row. ``token`` restarts the count for each wait.
@@ -185,11 +192,9 @@ SETTLED_JS = (
   if (!(window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents.every((d) => d.is_idle))) return false;
   if (document.fonts.status !== 'loaded') return false;"""
     + _WALK
+    + _SPINNERS_ON_SCREEN
     + """
-  // on screen: hidden tabs keep their boxes (visibility: hidden), and a spinner left on one, whose
-  // result waits for its tab to be shown, is not on screen
-  const shown = (e) => e.getBoundingClientRect().width > 0 && e.checkVisibility({checkVisibilityCSS: true});
-  if (all.some((e) => e.classList.contains('pn-loading') && shown(e))) return false;
+  if (spinners.length) return false;
   const boxes = all.filter((e) => ['CANVAS', 'BUTTON', 'H3'].includes(e.tagName)).map((e) => {
     const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height].join(' ');
   });
@@ -212,9 +217,9 @@ UNSETTLED_JS = (
                   busyDocuments: window.Bokeh ? Bokeh.documents.filter((d) => !d.is_idle).length : null,
                   fonts: document.fonts.status};"""
     + _WALK
+    + _SPINNERS_ON_SCREEN
     + """
-  const shown = (e) => e.getBoundingClientRect().width > 0 && e.checkVisibility({checkVisibilityCSS: true});
-  report.spinners = all.filter((e) => e.classList.contains('pn-loading') && shown(e)).map((e) =>
+  report.spinners = spinners.map((e) =>
     `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}: ${(e.textContent || '').trim().slice(0, 120)}`);
   report.stableFrames = window.__settled ? window.__settled.count : null;
   report.activeTab = [...all].filter((e) => e.classList.contains('bk-tab') && e.classList.contains('bk-active'))

@@ -34,7 +34,6 @@ def _set_size(page, width, height):
 
 def _check_size(page, size, large, tab, first_tab):
     """The checks at one size on the open tab; returns (problems found, tooltips shown, title sizes)."""
-    width = SIZES[size][0]
     wait_for_plots(page)
     problems = layout_problems(page)
     # the sidebar is the same on every tab: its tooltips are hovered on the first tab, the main area's on all
@@ -52,9 +51,6 @@ def _check_size(page, size, large, tab, first_tab):
         bad["tooltips outside the window"] = outside
     if bad:
         page.screenshot(path=str(ARTIFACTS / f"layout-{size}-{'large' if large else 'normal'}-{tab}.png"))
-    for label in TABS:  # every tab's name inside the window (the tab bar wraps instead of clipping)
-        box = page.get_by_text(label, exact=True).first.bounding_box()
-        assert box is not None and box["x"] + box["width"] <= width, (size, label)
     return bad, shown, titles
 
 
@@ -78,6 +74,9 @@ def test_no_overlaps_no_clipping_and_tooltips_inside_the_window(browser, server_
     found, tooltips, titles = {}, dict.fromkeys(order, 0), {}
     for size in order:
         _set_size(page, *SIZES[size])
+        for label in TABS:  # every tab's name inside the window (the tab bar wraps instead of clipping)
+            box = page.get_by_text(label, exact=True).first.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= SIZES[size][0], (size, label)
         if size != "phone" and not large:
             box = page.get_by_text("Release 1 of 120", exact=False).first.bounding_box()
             assert box is not None and box["y"] + box["height"] <= SIZES[size][1], size
