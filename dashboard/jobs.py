@@ -15,12 +15,32 @@ from concurrent.futures import Future
 from typing import Any
 
 import panel as pn
+from panel.io.state import set_curdoc
 
 from .compute import ComputePool
 
-__all__ = ["Jobs"]
+__all__ = ["Jobs", "when_shown"]
 
 Apply = Callable[[list[Any]], None]
+
+
+def when_shown(doc: Any, func: Callable[[], None]) -> None:
+    """Run ``func`` now, or, in a served session whose browser has not yet shown the page, once it has
+    (its 'document ready' event).
+
+    Panel 1.9 drops the model changes made under a hold while a session is unconnected, taking them
+    for part of the document the browser has still to fetch; but a browser fetches the document before
+    it reports ready. A result applied between the two never reached the page: a linked experiments tab
+    kept its status line and lost its plots (a CI run; reproduced with a throttled Chromium)."""
+    if doc is None or doc.session_context is None:
+        func()
+        return
+    with set_curdoc(doc):
+        loaded = pn.state.loaded
+    if loaded:
+        func()
+    else:  # on the document itself, so a page closed before it loads keeps nothing alive
+        doc.on_event("document_ready", lambda _event: func())
 
 
 class Jobs:
@@ -187,6 +207,10 @@ class _Job:
 
     def finish(self, results: list[Any] | None, failure: Exception | None) -> None:
         if self.current():  # else superseded or cancelled, or the browser tab has closed
+            when_shown(self.doc, functools.partial(self._finish_now, results, failure))
+
+    def _finish_now(self, results: list[Any] | None, failure: Exception | None) -> None:
+        if self.current():
             self.jobs._finish(self.name, self.token, self.apply, results, failure)
 
     def _futures(self) -> list[asyncio.Future[Any]]:

@@ -7,16 +7,30 @@ from types import SimpleNamespace
 import panel as pn
 
 from dashboard.compute import ComputePool
-from dashboard.jobs import Jobs
+from dashboard.jobs import Jobs, when_shown
 from tests.conftest import run_async
 
 
 class Doc:
-    """A served document: a session context and next-tick callbacks run when the test says."""
+    """A served document: a session context and next-tick callbacks run when the test says; shown in
+    the browser unless ``shown=False`` (then :meth:`show` says it is, as the browser's 'document ready'
+    does)."""
 
-    def __init__(self):
+    def __init__(self, shown=True):
         self.session_context = object()
         self.callbacks = []
+        self.on_ready = []
+        if shown:
+            pn.state._loaded[self] = True  # Panel's record of the sessions whose page is shown
+
+    def on_event(self, name, callback):
+        assert name == "document_ready"
+        self.on_ready.append(callback)
+
+    def show(self):
+        pn.state._loaded[self] = True
+        for callback in self.on_ready:
+            callback(SimpleNamespace(event_name="document_ready"))
 
     def add_next_tick_callback(self, callback):
         self.callbacks.append(callback)
@@ -57,11 +71,11 @@ def square(x):
     return x * x
 
 
-def served(test):
+def served(test, shown=True):
     """Run ``test(doc)`` as a coroutine with ``doc`` as Panel's current document."""
 
     async def main():
-        doc = Doc()
+        doc = Doc(shown)
         with pn.io.server.set_curdoc(doc):
             await test(doc)
 
@@ -173,3 +187,42 @@ def test_without_a_server_everything_runs_at_once():
     view = View()
     assert view.jobs.submit("sq", [functools.partial(square, 3)], view.applied.append)
     assert view.applied == [[3 * 3]] and view.jobs.names() == []
+
+
+def test_a_result_that_arrives_before_the_page_is_shown_waits_for_it():
+    """Panel 1.9 drops the changes held while a session is unconnected, though the browser may have
+    fetched the document already: a linked experiments tab lost its plots that way (a CI run). A result
+    waits for the browser's 'document ready'."""
+
+    async def test(doc):
+        view = View()
+        view.jobs.submit("sq", [functools.partial(square, 5)], view.applied.append)
+        await settle(view, doc)
+        assert view.applied == [] and view.jobs.names() == ["sq"] and len(doc.on_ready) == 1
+        doc.show()
+        assert view.applied == [[25]] and view.jobs.names() == [] and view.ended == ["sq"]
+
+    served(test, shown=False)
+
+
+def test_a_result_cancelled_before_the_page_is_shown_is_never_applied():
+    async def test(doc):
+        view = View()
+        view.jobs.submit("sq", [functools.partial(square, 5)], view.applied.append)
+        await settle(view, doc)
+        assert view.jobs.cancel("sq")
+        doc.show()
+        assert view.applied == []
+
+    served(test, shown=False)
+
+
+def test_when_shown_runs_at_once_without_a_session_or_once_shown():
+    ran = []
+    when_shown(None, lambda: ran.append("no document"))
+    doc = Doc(shown=False)
+    when_shown(doc, lambda: ran.append("waited"))
+    assert ran == ["no document"]
+    doc.show()
+    when_shown(doc, lambda: ran.append("at once"))
+    assert ran == ["no document", "waited", "at once"]
