@@ -12,6 +12,7 @@ from noisecore import Arete, Laplace, Staircase
 from noisecore import frontier as frontier_table
 from noisecore.dropout import dropout_fractions, dropout_point, dropout_table
 
+from ..jobs import when_shown
 from ..palette import PALETTE
 from ..scenarios import (
     LOCAL_SEARCH_SETS,
@@ -251,7 +252,8 @@ class NoiseView(BaseView):
             if self._exact() is None and self._key() == key:
                 self.schedule(self.draw_placeholder)
 
-        doc.add_timeout_callback(lambda: self.guarded(placeholder), PLACEHOLDER_DELAY_MS)
+        # drawn once the page is shown: a change made before is lost (see dashboard.jobs.when_shown)
+        doc.add_timeout_callback(lambda: when_shown(doc, lambda: self.guarded(placeholder)), PLACEHOLDER_DELAY_MS)
 
     def draw_placeholder(self):
         if self._exact() is None:
