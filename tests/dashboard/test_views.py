@@ -2,6 +2,8 @@
 
 import itertools
 import math
+import weakref
+from types import SimpleNamespace
 
 import numpy as np
 import panel as pn
@@ -408,3 +410,37 @@ def test_a_closed_session_releases_its_browser_callbacks():
     assert len(registered) >= 2  # the large-type toggle and the rewind's slider and buttons
     lab.release_browser_callbacks()
     assert not any(w in Callback.registry for w in widgets)
+
+
+class _SessionStandIn:
+    """Stands for a server session context: the view sees a served document."""
+
+    request = SimpleNamespace(arguments={})
+
+
+def test_noise_view_placeholder_waits_until_the_page_is_shown():
+    """A placeholder drawn after the browser fetched the document but before it reported ready was lost
+    (Panel drops changes held while a session is unconnected), and a later change referred to its
+    models: "reference isn't known" in a clean-clone run. The placeholder waits for 'document ready'."""
+    from bokeh.document import Document
+    from bokeh.events import DocumentReady
+
+    lab = NoiseLab()
+    show(lab, lab.noise)
+    view = lab.noise
+    view.calibrate = lambda: None  # a calibration still running on the pool
+    doc, session = Document(), _SessionStandIn()
+    doc._session_context = weakref.ref(session)
+    try:
+        with pn.io.server.set_curdoc(doc):
+            lab.settings.epsilon = 7.25
+            view.update()
+            (timeout,) = doc.session_callbacks
+            timeout.callback()  # the placeholder delay has passed; the page is not yet shown
+            assert not view.comparison.placeholder and view.dropout_button.disabled
+            pn.state._loaded[doc] = True
+            doc.callbacks.trigger_event(DocumentReady())
+        assert view.comparison.placeholder and "being computed" in view.headline.object
+        assert view.comparison.epsilon == 7.25
+    finally:
+        pn.state._loaded.pop(doc, None)
