@@ -9,6 +9,8 @@ import numpy as np
 import panel as pn
 import param
 import pytest
+from bokeh.document import Document
+from bokeh.events import DocumentReady
 from bokeh.models import ColumnDataSource
 
 from dashboard.app import NoiseLab, create_app
@@ -422,9 +424,6 @@ def test_noise_view_placeholder_waits_until_the_page_is_shown():
     """A placeholder drawn after the browser fetched the document but before it reported ready was lost
     (Panel drops changes held while a session is unconnected), and a later change referred to its
     models: "reference isn't known" in a clean-clone run. The placeholder waits for 'document ready'."""
-    from bokeh.document import Document
-    from bokeh.events import DocumentReady
-
     lab = NoiseLab()
     show(lab, lab.noise)
     view = lab.noise
