@@ -1,3 +1,4 @@
+import re
 import time
 import urllib.request
 
@@ -450,12 +451,18 @@ def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url
     good.write_text("\n".join(rows) + "\n")
     page.locator("input[type=file]").set_input_files(str(good))
     expect(page.get_by_text("Choose the target column and the task")).to_be_visible(timeout=30_000)
+    default_first = bokeh_value(page, "experiment-bm", "y", 0)
     page.get_by_role("button", name="Run").click()
-    expect(page.get_by_text("two_classes.csv, predicting 'label'")).to_be_visible(timeout=120_000)
+    # the finished run's status line: "Running 100 trials on two_classes.csv, predicting 'label'..." names
+    # the file too, and a test that waited for that read the default run's plots as this run's (a
+    # fresh-clone run then failed after Cancel, comparing with the wrong curve)
+    finished = re.compile(r"two_classes\.csv, predicting 'label'.* 100 trials, 30 levels")
+    expect(page.get_by_text(finished)).to_be_visible(timeout=120_000)
     assert experiment_curve_length(page) == 30
     boxes = page.evaluate("() => Bokeh.documents[0].get_model_by_name('experiment-box').data.y.length")
     assert boxes >= 6
     first = bokeh_value(page, "experiment-bm", "y", 0)
+    assert first != default_first  # the plots show the uploaded file's run, with its status line
 
     # a long run (ridge on paper-sized synthetic data, 1,000 trials) is cancelled: the last result stays
     start_long_run(page)
