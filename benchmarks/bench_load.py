@@ -75,6 +75,13 @@ def carries_data(events, marker="&lt;h5&gt;") -> bool:
     return False
 
 
+DOCUMENT_READY = {
+    "kind": "MessageSent",
+    "msg_type": "bokeh_event",
+    "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map", "entries": []}},
+}
+
+
 class Student:
     """One browser session, spoken to in Bokeh's websocket protocol."""
 
@@ -103,6 +110,9 @@ class Student:
                 walk_objects(content, self.models)
                 break
         self.ready_at = time.perf_counter() - start
+        # what a browser sends once it has rendered the page: Panel applies later changes (and runs its
+        # onload callbacks) only after it, so a client without it never sees a hidden tab's first show
+        await self._send("PATCH-DOC", {"events": [DOCUMENT_READY]})
         self.reader = asyncio.get_running_loop().create_task(self._listen())
         return self
 

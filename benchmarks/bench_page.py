@@ -57,9 +57,11 @@ class Client(Student):
     """A page that also notes when the server last sent it anything."""
 
     async def _read_message(self):
-        message = await super()._read_message()
+        header, content = await super()._read_message()
         self.last_message = time.perf_counter()
-        return message
+        if header["msgtype"] == "ERROR":  # a change the server refused: its time would mean nothing
+            self.refused = content
+        return header, content
 
     async def quiet_after(self, model_id, attrs) -> float:
         """Send a change; seconds until the last message of its answer (the first one awaited)."""
@@ -70,6 +72,8 @@ class Client(Student):
             await asyncio.sleep(0.02)
         while time.perf_counter() - self.last_message < QUIET:
             await asyncio.sleep(0.02)
+        if getattr(self, "refused", None) is not None:
+            raise RuntimeError(f"the server refused the change: {self.refused}")
         return self.last_message - start
 
 
@@ -221,7 +225,9 @@ async def tabs_and_presets(server):
     tabs = client.find("Tabs")
     shows = {TABS[i]: await client.quiet_after(tabs, {"active": i}) for i in range(1, len(TABS))}
     await client.quiet_after(tabs, {"active": 0})
-    select = client.find("Select", title="Presets")
+    select = client.find("CustomSelect", title="Presets")  # Panel's own Select model
+    if tabs is None or select is None:
+        raise RuntimeError("the lab's Tabs or its Presets box is not in the document")
     presets = {name: await client.quiet_after(select, {"value": name}) for name in PRESETS}
     client.close()
     return shows, presets
