@@ -138,6 +138,19 @@ async def pull_document(base: str, html: str):
     for part in ({"msgid": uuid.uuid4().hex, "msgtype": "PULL-DOC-REQ"}, {}, {}):
         await ws.write_message(json.dumps(part))
     await wait_for("PULL-DOC-REPLY")
+    # as BokehJS does once the page is rendered: Panel runs its onload work (and applies later changes)
+    # only after this event, and its per-document bookkeeping starts with it
+    ready = {
+        "events": [
+            {
+                "kind": "MessageSent",
+                "msg_type": "bokeh_event",
+                "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map", "entries": []}},
+            }
+        ]
+    }
+    for part in ({"msgid": uuid.uuid4().hex, "msgtype": "PATCH-DOC"}, {}, ready):
+        await ws.write_message(json.dumps(part))
     return ws
 
 
