@@ -56,10 +56,12 @@ def cpu_seconds(pid) -> float:
 class Client(Student):
     """A page that also notes when the server last sent it anything."""
 
+    refused = None  # the content of an ERROR reply: a change the server refused
+
     async def _read_message(self):
         header, content = await super()._read_message()
         self.last_message = time.perf_counter()
-        if header["msgtype"] == "ERROR":  # a change the server refused: its time would mean nothing
+        if header["msgtype"] == "ERROR":  # its time would mean nothing
             self.refused = content
         return header, content
 
@@ -72,7 +74,7 @@ class Client(Student):
             await asyncio.sleep(0.02)
         while time.perf_counter() - self.last_message < QUIET:
             await asyncio.sleep(0.02)
-        if getattr(self, "refused", None) is not None:
+        if self.refused is not None:
             raise RuntimeError(f"the server refused the change: {self.refused}")
         return self.last_message - start
 
@@ -223,11 +225,11 @@ async def tabs_and_presets(server):
     client = await server.open()
     await asyncio.sleep(QUIET)
     tabs = client.find("Tabs")
-    shows = {TABS[i]: await client.quiet_after(tabs, {"active": i}) for i in range(1, len(TABS))}
-    await client.quiet_after(tabs, {"active": 0})
     select = client.find("CustomSelect", title="Presets")  # Panel's own Select model
     if tabs is None or select is None:
         raise RuntimeError("the lab's Tabs or its Presets box is not in the document")
+    shows = {TABS[i]: await client.quiet_after(tabs, {"active": i}) for i in range(1, len(TABS))}
+    await client.quiet_after(tabs, {"active": 0})
     presets = {name: await client.quiet_after(select, {"value": name}) for name in PRESETS}
     client.close()
     return shows, presets
