@@ -123,6 +123,17 @@ class Server:
         return await client.change(slider, {"value": value, "value_throttled": value})
 
 
+async def settle(server, window=3.0, limit=900.0) -> float:
+    """Wait until ``server`` uses under 2% of a core over ``window`` seconds; returns the seconds waited."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        before = cpu_seconds(server.proc.pid)
+        await asyncio.sleep(window)
+        if cpu_seconds(server.proc.pid) - before < 0.02 * window:
+            break
+    return time.monotonic() - started
+
+
 async def page_cost(servers, pages):
     """Sequential page loads, the servers in turn: CPU seconds per page, HTML bytes, models."""
     cpu = {s.name: 0.0 for s in servers}
@@ -264,6 +275,9 @@ async def run(labs, procs, args):
         for server in servers:  # a first page each: imports and caches warm
             (await server.open()).close()
         await asyncio.sleep(5)
+        # the lab's compute pool warms up at start (minutes of CPU on 2 cores): not a page's cost
+        settled = {server.name: await settle(server) for server in servers}
+        print("idle after start: " + ", ".join(f"{name} {seconds:.0f} s" for name, seconds in settled.items()))
         names = [s.name for s in servers]
         print(f"\n### {procs} process(es)\n")
         print(row("", names))
