@@ -884,6 +884,57 @@ def test_closed_pages_give_their_memory_back(tmp_path):
     assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
 
 
+def _all_subclasses(cls):
+    found, todo = [], [cls]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            found.append(sub)
+            todo.append(sub)
+    return found
+
+
+def test_remembered_overridden_defaults_are_bokehs_own():
+    """The server keeps each Bokeh class's overridden defaults (``remember_overridden_defaults``): for every
+    model class, and for a class made afterwards, they equal Bokeh's own merge over the class's MRO, are
+    read-only, and give the same property defaults."""
+    import bokeh.models  # noqa: F401 (every model class defined)
+    from bokeh.core.has_props import HasProps
+    from bokeh.core.properties import Int, Override
+    from bokeh.models import Plot, Slider
+
+    from dashboard.serve import remember_overridden_defaults
+
+    original = HasProps.__dict__["_overridden_defaults"]
+
+    def bokehs_merge(cls):  # Bokeh 3.9's code for it, restated
+        merged = {}
+        for klass in reversed(cls.__mro__):
+            merged.update(getattr(klass, "__overridden_defaults__", {}))
+        return merged
+
+    try:
+        assert remember_overridden_defaults() is True
+        assert remember_overridden_defaults() is True  # a second call changes nothing
+        classes = _all_subclasses(HasProps)
+        assert len(classes) > 300
+        for cls in classes:
+            assert dict(cls._overridden_defaults()) == bokehs_merge(cls) == original.__func__(cls), cls
+        assert Slider._overridden_defaults() is Slider._overridden_defaults()
+        with pytest.raises(TypeError):
+            Plot._overridden_defaults()["width"] = 1
+
+        class Base(HasProps):
+            size = Int(3)
+
+        class Child(Base):
+            size = Override(default=7)
+
+        assert dict(Child._overridden_defaults()) == {"size": 7} and Child().size == 7 and Base().size == 3
+        assert Plot().width == 600 and Plot(width=300).width == 300
+    finally:
+        HasProps._overridden_defaults = original
+
+
 def test_serve_queues_pages_and_trims_memory():
     """``serve`` wires both in (each web process calls them after Bokeh's fork)."""
     import inspect
@@ -892,3 +943,4 @@ def test_serve_queues_pages_and_trims_memory():
 
     source = inspect.getsource(serve_module.serve)
     assert "queue_page_builds(server)" in source and "trim_memory_periodically(server)" in source
+    assert "remember_overridden_defaults()" in source
