@@ -126,7 +126,8 @@ def remember_overridden_defaults() -> bool:
     """Compute each Bokeh model class's overridden property defaults once instead of on every read of a
     default (Bokeh 3.9 walks the class's MRO and merges a dict each time, about 7% of a page's server
     time). The result depends only on class attributes Bokeh sets when it creates the class, so it is
-    kept per class, read-only. Returns False, changing nothing, where the method is not the one expected."""
+    kept per class, read-only. Returns False, changing nothing, where Bokeh keeps them itself (3.10 does)
+    or the method is not the one expected."""
     from types import MappingProxyType
 
     from bokeh.core.has_props import HasProps
@@ -134,7 +135,7 @@ def remember_overridden_defaults() -> bool:
     method = HasProps.__dict__.get("_overridden_defaults")
     if getattr(method, "__noiselab_remembered__", False):
         return True
-    if not isinstance(method, classmethod):
+    if not isinstance(method, classmethod) or hasattr(HasProps, "__property_info__"):
         return False
     compute = method.__func__
     remembered = weakref.WeakKeyDictionary()
