@@ -148,7 +148,6 @@ def remember_overridden_defaults() -> bool:
             return defaults
 
     overridden_defaults.__doc__ = compute.__doc__
-    overridden_defaults.__noiselab_remembered__ = True
     replacement = classmethod(overridden_defaults)
     replacement.__noiselab_remembered__ = True
     HasProps._overridden_defaults = replacement
