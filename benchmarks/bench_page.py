@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -107,12 +108,19 @@ class Server:
         raise RuntimeError(f"{self.name} did not start")
 
     def stop(self):
+        # the floor's forked web processes outlive their parent (the lab's end with it): stop them too
+        workers = bench_load._children(self.proc.pid)
         self.proc.terminate()
         try:
             self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        for pid in workers:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
 
     async def open(self) -> Client:
         return await Client(self.base).open()
