@@ -19,14 +19,15 @@ def _stopped_while_starting(_signum, _frame):
 COMMAND_MODULES = ("dashboard.serve", "dashboard.cli", "dashboard.experiments_cli")
 _ARGV = getattr(sys, "orig_argv", [])
 _MODULE = _ARGV[_ARGV.index("-m") + 1] if "-m" in _ARGV[:-1] else None
-if _MODULE in COMMAND_MODULES or os.path.basename(sys.argv[0] if sys.argv else "") == "noiselab":
+_CONSOLE_SCRIPT = os.path.basename(sys.argv[0] if sys.argv else "") == "noiselab"
+if _MODULE in COMMAND_MODULES or _CONSOLE_SCRIPT:
     signal.signal(signal.SIGINT, _stopped_while_starting)
 
 
 def _serving() -> bool:
     if _MODULE == "dashboard.serve":
         return True
-    return os.path.basename(sys.argv[0] if sys.argv else "") == "noiselab" and sys.argv[1:2] == ["serve"]
+    return _CONSOLE_SCRIPT and sys.argv[1:2] == ["serve"]
 
 
 def _glibc() -> bool:

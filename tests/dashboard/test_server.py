@@ -705,23 +705,30 @@ def test_a_burst_of_page_opens_serves_built_pages_between_builds(tmp_path):
     assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
 
 
+def _glibc_linux() -> bool:
+    from dashboard import _glibc
+
+    return sys.platform.startswith("linux") and _glibc()
+
+
+def _resident_mb(pid: int | str) -> float:
+    """Resident size in MB of process ``pid`` (or ``"self"``)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+
+
 def test_freed_memory_goes_back_to_the_system():
     """What a closed session frees stays in glibc's heap (the resident size only grew) until
     ``malloc_trim``, which the server calls every 30 s on a worker thread."""
     from dashboard.serve import release_freed_memory
 
-    def resident_mb():
-        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-    import platform
-
-    if platform.libc_ver()[0] != "glibc":
+    if not _glibc_linux():
         pytest.skip("malloc_trim is glibc's")
     blocks = [bytearray(4000) for _ in range(40_000)]  # 160 MB from malloc's heap (not Python's arenas)
     del blocks[:-1]  # the last block pins the heap's top, as a live session's objects do
-    freed = resident_mb()
+    freed = _resident_mb("self")
     assert release_freed_memory() is True
-    assert freed - resident_mb() > 100, (freed, resident_mb())
+    assert freed - _resident_mb("self") > 100, (freed, _resident_mb("self"))
 
 
 def test_the_page_queue_builds_one_at_a_time_in_arrival_order_and_pauses_between():
@@ -789,12 +796,6 @@ def test_the_memory_trim_runs_periodically_off_the_event_loop(monkeypatch):
     assert len(calls) >= 3 and loop_thread not in calls
 
 
-def _glibc_linux() -> bool:
-    from dashboard import _glibc
-
-    return sys.platform.startswith("linux") and _glibc()
-
-
 @pytest.mark.subprocess
 def test_only_the_serve_command_switches_to_the_c_allocator(monkeypatch):
     """``noiselab serve`` and ``python -m dashboard.serve`` run themselves again with PYTHONMALLOC=malloc
@@ -824,11 +825,6 @@ def test_only_the_serve_command_switches_to_the_c_allocator(monkeypatch):
             allocator, pid = out.split()
             assert allocator == (preset or expected), (name, rest, preset, out)
             assert int(pid) == proc.pid  # the same process, run again in place
-
-
-def _resident_mb(pid: int) -> float:
-    status = Path(f"/proc/{pid}/status").read_text()
-    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
 
 
 def _cpu_seconds(pid: int) -> float:
