@@ -154,6 +154,67 @@ def remember_overridden_defaults() -> bool:
     return True
 
 
+def _themed_values_in_instance(self):
+    """A model's theme overrides, read from its own attributes (where ``apply_theme`` stores them)."""
+    return self.__dict__.get("__themed_values__")
+
+
+def read_themed_values_directly() -> bool:
+    """Read a Bokeh model's theme overrides without an exception. Bokeh (3.9, 3.10) reads them on every
+    read of a default with ``getattr(model, '__themed_values__', None)``: for the many models no theme
+    touches, that lookup fails through ``HasProps.__getattr__`` and raises twice (about 10% of a page's
+    server time). The replacement reads the model's attribute dict, where ``apply_theme`` stores them;
+    it is installed only if it agrees with Bokeh's own on a model with and one without theme values.
+    Returns whether it is installed."""
+    from bokeh.core.has_props import HasProps
+    from bokeh.models import Range1d
+
+    method = HasProps.__dict__.get("themed_values")
+    if method is _themed_values_in_instance:
+        return True
+    if not callable(method):
+        return False
+    plain, themed = Range1d(), Range1d()
+    themed.apply_theme({"start": -1.0})
+    for model in (plain, themed):
+        if _themed_values_in_instance(model) is not method(model):
+            return False
+    HasProps.themed_values = _themed_values_in_instance
+    return True
+
+
+def check_unstable_defaults_directly() -> bool:
+    """Tell Bokeh's unstable defaults (a function, or a model made per instance) without importing on
+    each call. Bokeh (3.9, 3.10) runs two imports inside ``PropertyDescriptor.is_unstable``, which runs
+    on every read of a default (about 8% of a page's server time); the replacement checks the same two
+    types, found once. Installed only if it agrees with Bokeh's own on one value of each kind and three
+    others. Returns whether it is installed."""
+    from types import FunctionType
+
+    from bokeh.core.property.descriptors import PropertyDescriptor
+    from bokeh.core.property.instance import InstanceDefault
+    from bokeh.models import Range1d
+
+    method = PropertyDescriptor.__dict__.get("is_unstable")
+    if getattr(method, "__noiselab_direct__", False):
+        return True
+    if not isinstance(method, classmethod):
+        return False
+    kinds = (FunctionType, InstanceDefault)
+
+    def is_unstable(cls, value):
+        return isinstance(value, kinds)
+
+    is_unstable.__doc__ = method.__func__.__doc__
+    probes = (lambda: 1, InstanceDefault(Range1d), 1.0, None, Range1d())
+    if any(is_unstable(PropertyDescriptor, v) != method.__func__(PropertyDescriptor, v) for v in probes):
+        return False
+    replacement = classmethod(is_unstable)
+    replacement.__noiselab_direct__ = True
+    PropertyDescriptor.is_unstable = replacement
+    return True
+
+
 TRIM_SECONDS = 30
 
 
@@ -225,7 +286,11 @@ def serve(
     configure_logging()
     # Bokeh checks every new document's model graph (5-15% of a page's server time); the tests check it
     bokeh_settings.perform_document_validation.set_value(False)
+    # and every callback's signature and a close match for a misspelt attribute (3-4%); the tests do both
+    bokeh_settings.perform_error_diagnostics.set_value(False)
     remember_overridden_defaults()
+    read_themed_values_directly()
+    check_unstable_defaults_directly()
     # a parent of several workers ends here; they follow by the parent-death signal
     signal.signal(signal.SIGINT, _exit)
     signal.signal(signal.SIGTERM, _exit)

@@ -937,6 +937,64 @@ def test_remembered_overridden_defaults_are_bokehs_own():
         HasProps._overridden_defaults = original
 
 
+def test_direct_default_reads_are_bokehs_own():
+    """The server's two shortcuts in Bokeh's reads of a default give Bokeh's own answers: whether a
+    default is unstable, for every default and overridden default of every model class; a model's theme
+    values, for models never themed, themed by a document's theme and unthemed again; and each is left
+    out where it would disagree."""
+    import bokeh.models  # noqa: F401 (every model class defined)
+    from bokeh.core.has_props import HasProps
+    from bokeh.core.property.descriptors import PropertyDescriptor
+    from bokeh.document import Document
+    from bokeh.models import Range1d, Slider
+    from bokeh.themes import Theme
+
+    from dashboard.serve import check_unstable_defaults_directly, read_themed_values_directly
+
+    themed_values = HasProps.__dict__["themed_values"]
+    is_unstable = PropertyDescriptor.__dict__["is_unstable"]
+    try:
+        HasProps.themed_values = lambda self: {}  # a method the shortcut would not agree with
+        assert read_themed_values_directly() is False
+        assert HasProps.themed_values(Range1d()) == {}
+        HasProps.themed_values = themed_values
+        assert read_themed_values_directly() is True and read_themed_values_directly() is True
+        assert check_unstable_defaults_directly() is True and check_unstable_defaults_directly() is True
+        assert HasProps.__dict__["themed_values"] is not themed_values
+        assert PropertyDescriptor.__dict__["is_unstable"] is not is_unstable
+
+        checked = 0
+        for cls in _all_subclasses(HasProps):
+            for name in cls.properties():
+                descriptor = cls.lookup(name)
+                values = [descriptor.property._default, cls.__overridden_defaults__.get(name)]
+                for value in values:
+                    assert PropertyDescriptor.is_unstable(value) == is_unstable.__func__(PropertyDescriptor, value)
+                    checked += 1
+        assert checked > 5000
+
+        doc = Document()
+        ranges = [Range1d(), Range1d(end=9.0)]
+        slider = Slider(start=0, end=1, value=0.5)
+        models = [*ranges, slider]
+        for model in models:
+            doc.add_root(model)
+        for model in models:
+            assert model.themed_values() is None is themed_values(model)
+        doc.theme = Theme(json={"attrs": {"Range1d": {"start": -5.0, "end": 5.0}}})
+        for model in models:
+            assert model.themed_values() is themed_values(model)
+        assert ranges[0].start == -5.0 and ranges[0].end == 5.0 and ranges[1].end == 9.0
+        assert ranges[0].themed_values() == {"start": -5.0, "end": 5.0} and slider.themed_values() is None
+        doc.theme = None
+        for model in models:
+            assert model.themed_values() is None is themed_values(model)
+        assert ranges[0].start == 0 and ranges[0].end == 1 and ranges[1].end == 9.0
+    finally:
+        HasProps.themed_values = themed_values
+        PropertyDescriptor.is_unstable = is_unstable
+
+
 def test_serve_queues_pages_and_trims_memory():
     """``serve`` wires both in (each web process calls them after Bokeh's fork)."""
     import inspect
@@ -946,3 +1004,5 @@ def test_serve_queues_pages_and_trims_memory():
     source = inspect.getsource(serve_module.serve)
     assert "queue_page_builds(server)" in source and "trim_memory_periodically(server)" in source
     assert "remember_overridden_defaults()" in source
+    assert "read_themed_values_directly()" in source and "check_unstable_defaults_directly()" in source
+    assert "perform_error_diagnostics.set_value(False)" in source
