@@ -215,6 +215,68 @@ def check_unstable_defaults_directly() -> bool:
     return True
 
 
+PREPARED_KINDS = (int, float, str, bool, type(None))  # immutable: one prepared default serves every model
+
+
+def remember_prepared_defaults() -> bool:
+    """Keep, per Bokeh model class, two facts Bokeh (3.9, 3.10) works out again on every read of a
+    default (together about 15% of a page's server time): a property's default once copied, validated and
+    transformed (only a plain immutable value: a number, text, True/False or None, from a default that is
+    not a function), and whether its default is unstable (made per model). Both follow from the class
+    and its properties, which Bokeh fixes when it creates the class; a theme's value is never kept.
+    Installed only if both agree with Bokeh's own on a probe model. Returns whether installed."""
+    from bokeh.core.property.bases import Property
+    from bokeh.core.property.descriptors import PropertyDescriptor
+    from bokeh.models import Range1d
+
+    themed_default = Property.__dict__.get("themed_default")
+    has_unstable_default = PropertyDescriptor.__dict__.get("has_unstable_default")
+    if getattr(themed_default, "__noiselab_remembered__", False):
+        return True
+    if not callable(themed_default) or not callable(has_unstable_default):
+        return False
+    prepared = weakref.WeakKeyDictionary()  # class -> {(property id, name): prepared default}
+    unstable = weakref.WeakKeyDictionary()  # class -> {descriptor: bool}
+
+    def remembered_themed_default(self, cls, name, theme_overrides, *, no_eval=False):
+        if theme_overrides is not None and name in theme_overrides:
+            return themed_default(self, cls, name, theme_overrides, no_eval=no_eval)
+        key = (id(self), name)
+        try:
+            return prepared[cls][key]
+        except KeyError:
+            pass
+        value = themed_default(self, cls, name, None, no_eval=no_eval)
+        overrides = cls._overridden_defaults()
+        raw = overrides[name] if name in overrides else self._default
+        if not callable(raw) and type(value) in PREPARED_KINDS:
+            prepared.setdefault(cls, {})[key] = value
+        return value
+
+    def remembered_has_unstable_default(self, obj):
+        cls = type(obj)
+        try:
+            return unstable[cls][self]
+        except KeyError:
+            result = unstable.setdefault(cls, {})[self] = has_unstable_default(self, obj)
+            return result
+
+    remembered_themed_default.__doc__ = themed_default.__doc__
+    remembered_has_unstable_default.__doc__ = has_unstable_default.__doc__
+    probe = Range1d()
+    for name in ("start", "js_property_callbacks", "tags"):
+        descriptor, prop = Range1d.lookup(name), Range1d.lookup(name).property
+        twice = [remembered_themed_default(prop, Range1d, name, None) for _ in range(2)]
+        if twice[0] != themed_default(prop, Range1d, name, None) or twice[1] != twice[0]:
+            return False
+        if remembered_has_unstable_default(descriptor, probe) != has_unstable_default(descriptor, probe):
+            return False
+    remembered_themed_default.__noiselab_remembered__ = True
+    Property.themed_default = remembered_themed_default
+    PropertyDescriptor.has_unstable_default = remembered_has_unstable_default
+    return True
+
+
 TRIM_SECONDS = 30
 
 
@@ -291,6 +353,7 @@ def serve(
     remember_overridden_defaults()
     read_themed_values_directly()
     check_unstable_defaults_directly()
+    remember_prepared_defaults()
     # a parent of several workers ends here; they follow by the parent-death signal
     signal.signal(signal.SIGINT, _exit)
     signal.signal(signal.SIGTERM, _exit)

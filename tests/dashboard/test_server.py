@@ -4,6 +4,7 @@ processes, the host allow-list and a clean stop."""
 import gc
 import html
 import http.client
+import json
 import logging
 import math
 import os
@@ -19,7 +20,7 @@ import numpy as np
 import panel as pn
 import pytest
 
-from dashboard.app import URL_KEYS, link_values, refused_message
+from dashboard.app import URL_KEYS, create_app, link_values, refused_message
 from dashboard.compute import ComputePool
 from dashboard.explorer import ExperimentSpec
 from dashboard.models import DEFAULTS, Settings
@@ -995,6 +996,107 @@ def test_direct_default_reads_are_bokehs_own():
         PropertyDescriptor.is_unstable = is_unstable
 
 
+def _page_json() -> str:
+    """A fresh page's document as sent, with what differs between two builds of the same page (model
+    ids, object ids, Panel's name counters) numbered in order of appearance."""
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    doc = Document()
+    with set_curdoc(doc):
+        create_app().server_doc(doc)
+    sent = doc.to_json()
+    text = json.dumps(
+        getattr(sent, "content", sent),
+        sort_keys=True,
+        default=lambda value: bytes(value.data).hex() if hasattr(value, "data") else repr(value),
+    )
+    ids = {}
+    text = re.sub(r"\bp\d{3,}\b", lambda m: f"m{ids.setdefault(m.group(0), len(ids))}", text)
+    text = re.sub(r"\d{12,}", "#", text)
+    return re.sub(r"(?<=[A-Za-z])\d{5}\b", "#", text)
+
+
+def test_remembered_prepared_defaults_are_bokehs_own():
+    """Per class, the server keeps a property's prepared default when it is a plain immutable value and
+    whether a default is unstable (``remember_prepared_defaults``): for every property of every model
+    class the two agree with Bokeh's own, twice (the second read from what was kept); nothing mutable or
+    made per model is kept; a theme's value still wins; and a whole page, built with every shortcut the
+    server takes, is sent exactly as without them."""
+    import bokeh.models  # noqa: F401 (every model class defined)
+    from bokeh.core.has_props import HasProps
+    from bokeh.core.property.bases import Property
+    from bokeh.core.property.descriptors import PropertyDescriptor
+    from bokeh.document import Document
+    from bokeh.models import Range1d
+    from bokeh.themes import Theme
+
+    from dashboard.serve import (
+        PREPARED_KINDS,
+        check_unstable_defaults_directly,
+        read_themed_values_directly,
+        remember_overridden_defaults,
+        remember_prepared_defaults,
+    )
+
+    originals = {
+        (HasProps, "_overridden_defaults"): HasProps.__dict__["_overridden_defaults"],
+        (HasProps, "themed_values"): HasProps.__dict__["themed_values"],
+        (PropertyDescriptor, "is_unstable"): PropertyDescriptor.__dict__["is_unstable"],
+        (PropertyDescriptor, "has_unstable_default"): PropertyDescriptor.__dict__["has_unstable_default"],
+        (Property, "themed_default"): Property.__dict__["themed_default"],
+    }
+    themed_default = originals[Property, "themed_default"]
+    has_unstable_default = originals[PropertyDescriptor, "has_unstable_default"]
+
+    def same(a, b):
+        return a is b or a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+    without = _page_json()
+    try:
+        assert remember_prepared_defaults() is True and remember_prepared_defaults() is True
+        assert Property.__dict__["themed_default"] is not themed_default
+        kept = fresh = instances = 0
+        for cls in _all_subclasses(HasProps):
+            try:
+                model = cls()
+            except Exception:  # abstract, or needs arguments
+                model = None
+            for name in cls.properties():
+                descriptor = cls.lookup(name)
+                prop = descriptor.property
+                first, second = prop.themed_default(cls, name, None), prop.themed_default(cls, name, None)
+                bokehs = themed_default(prop, cls, name, None)
+                assert type(first) is type(second) is type(bokehs), (cls, name)
+                if type(first) in PREPARED_KINDS:
+                    assert same(first, bokehs) and same(second, first), (cls, name)
+                    kept += 1
+                elif isinstance(first, (HasProps, list, dict, set)):
+                    assert second is not first, (cls, name)  # made afresh each time, as by Bokeh
+                    fresh += 1
+                if model is not None and isinstance(descriptor, PropertyDescriptor):  # not an alias
+                    for _ in range(2):
+                        assert descriptor.has_unstable_default(model) == has_unstable_default(descriptor, model)
+                    instances += 1
+        assert kept > 3000 and fresh > 1000 and instances > 5000, (kept, fresh, instances)
+
+        doc = Document()
+        plain, themed = Range1d(), Range1d()
+        doc.add_root(themed)
+        doc.theme = Theme(json={"attrs": {"Range1d": {"start": -5.0}}})
+        assert (plain.start, themed.start) == (0, -5.0)
+        doc.theme = None
+        assert themed.start == 0
+
+        remember_overridden_defaults()
+        read_themed_values_directly()
+        check_unstable_defaults_directly()
+        assert _page_json() == without
+    finally:
+        for (owner, name), value in originals.items():
+            setattr(owner, name, value)
+
+
 def test_serve_queues_pages_and_trims_memory():
     """``serve`` wires both in (each web process calls them after Bokeh's fork)."""
     import inspect
@@ -1005,4 +1107,5 @@ def test_serve_queues_pages_and_trims_memory():
     assert "queue_page_builds(server)" in source and "trim_memory_periodically(server)" in source
     assert "remember_overridden_defaults()" in source
     assert "read_themed_values_directly()" in source and "check_unstable_defaults_directly()" in source
+    assert "remember_prepared_defaults()" in source
     assert "perform_error_diagnostics.set_value(False)" in source
