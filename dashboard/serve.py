@@ -122,6 +122,17 @@ def queue_page_builds(server) -> PageQueue:
     return queue
 
 
+def _ours(method) -> bool:
+    """Whether a Bokeh method is one of this module's replacements."""
+    return getattr(method, "__noiselab__", False)
+
+
+def _replace(owner, name, replacement) -> bool:
+    replacement.__noiselab__ = True
+    setattr(owner, name, replacement)
+    return True
+
+
 def remember_overridden_defaults() -> bool:
     """Compute each Bokeh model class's overridden property defaults once instead of on every read of a
     default (Bokeh 3.9 walks the class's MRO and merges a dict each time, about 7% of a page's server
@@ -133,7 +144,7 @@ def remember_overridden_defaults() -> bool:
     from bokeh.core.has_props import HasProps
 
     method = HasProps.__dict__.get("_overridden_defaults")
-    if getattr(method, "__noiselab_remembered__", False):
+    if _ours(method):
         return True
     if not isinstance(method, classmethod) or hasattr(HasProps, "__property_info__"):
         return False
@@ -148,15 +159,7 @@ def remember_overridden_defaults() -> bool:
             return defaults
 
     overridden_defaults.__doc__ = compute.__doc__
-    replacement = classmethod(overridden_defaults)
-    replacement.__noiselab_remembered__ = True
-    HasProps._overridden_defaults = replacement
-    return True
-
-
-def _themed_values_in_instance(self):
-    """A model's theme overrides, read from its own attributes (where ``apply_theme`` stores them)."""
-    return self.__dict__.get("__themed_values__")
+    return _replace(HasProps, "_overridden_defaults", classmethod(overridden_defaults))
 
 
 def read_themed_values_directly() -> bool:
@@ -170,17 +173,20 @@ def read_themed_values_directly() -> bool:
     from bokeh.models import Range1d
 
     method = HasProps.__dict__.get("themed_values")
-    if method is _themed_values_in_instance:
+    if _ours(method):
         return True
     if not callable(method):
         return False
+
+    def themed_values(self):
+        return self.__dict__.get("__themed_values__")
+
+    themed_values.__doc__ = method.__doc__
     plain, themed = Range1d(), Range1d()
     themed.apply_theme({"start": -1.0})
-    for model in (plain, themed):
-        if _themed_values_in_instance(model) is not method(model):
-            return False
-    HasProps.themed_values = _themed_values_in_instance
-    return True
+    if any(themed_values(model) is not method(model) for model in (plain, themed)):
+        return False
+    return _replace(HasProps, "themed_values", themed_values)
 
 
 def check_unstable_defaults_directly() -> bool:
@@ -196,7 +202,7 @@ def check_unstable_defaults_directly() -> bool:
     from bokeh.models import Range1d
 
     method = PropertyDescriptor.__dict__.get("is_unstable")
-    if getattr(method, "__noiselab_direct__", False):
+    if _ours(method):
         return True
     if not isinstance(method, classmethod):
         return False
@@ -209,13 +215,11 @@ def check_unstable_defaults_directly() -> bool:
     probes = (lambda: 1, InstanceDefault(Range1d), 1.0, None, Range1d())
     if any(is_unstable(PropertyDescriptor, v) != method.__func__(PropertyDescriptor, v) for v in probes):
         return False
-    replacement = classmethod(is_unstable)
-    replacement.__noiselab_direct__ = True
-    PropertyDescriptor.is_unstable = replacement
-    return True
+    return _replace(PropertyDescriptor, "is_unstable", classmethod(is_unstable))
 
 
 PREPARED_KINDS = (int, float, str, bool, type(None))  # immutable: one prepared default serves every model
+_MADE_AFRESH = object()  # a default that is not kept: prepared again on every read, as by Bokeh
 
 
 def remember_prepared_defaults() -> bool:
@@ -231,50 +235,62 @@ def remember_prepared_defaults() -> bool:
 
     themed_default = Property.__dict__.get("themed_default")
     has_unstable_default = PropertyDescriptor.__dict__.get("has_unstable_default")
-    if getattr(themed_default, "__noiselab_remembered__", False):
+    if _ours(themed_default):
         return True
     if not callable(themed_default) or not callable(has_unstable_default):
         return False
-    prepared = weakref.WeakKeyDictionary()  # class -> {(property id, name): prepared default}
+    prepared = weakref.WeakKeyDictionary()  # class -> {(property id, name): prepared default or _MADE_AFRESH}
     unstable = weakref.WeakKeyDictionary()  # class -> {descriptor: bool}
 
     def remembered_themed_default(self, cls, name, theme_overrides, *, no_eval=False):
         if theme_overrides is not None and name in theme_overrides:
             return themed_default(self, cls, name, theme_overrides, no_eval=no_eval)
-        key = (id(self), name)
         try:
-            return prepared[cls][key]
+            kept = prepared[cls]
         except KeyError:
-            pass
+            kept = prepared[cls] = {}
+        key = (id(self), name)
+        value = kept.get(key, _MADE_AFRESH)
+        if value is not _MADE_AFRESH:
+            return value
         value = themed_default(self, cls, name, None, no_eval=no_eval)
-        overrides = cls._overridden_defaults()
-        raw = overrides[name] if name in overrides else self._default
-        if not callable(raw) and type(value) in PREPARED_KINDS:
-            prepared.setdefault(cls, {})[key] = value
+        if key not in kept:  # first read: decide once whether this default can be kept
+            overrides = cls._overridden_defaults()
+            raw = overrides[name] if name in overrides else self._default
+            kept[key] = value if not callable(raw) and type(value) in PREPARED_KINDS else _MADE_AFRESH
         return value
 
     def remembered_has_unstable_default(self, obj):
-        cls = type(obj)
         try:
-            return unstable[cls][self]
+            return unstable[type(obj)][self]
         except KeyError:
-            result = unstable.setdefault(cls, {})[self] = has_unstable_default(self, obj)
+            result = unstable.setdefault(type(obj), {})[self] = has_unstable_default(self, obj)
             return result
 
     remembered_themed_default.__doc__ = themed_default.__doc__
     remembered_has_unstable_default.__doc__ = has_unstable_default.__doc__
     probe = Range1d()
     for name in ("start", "js_property_callbacks", "tags"):
-        descriptor, prop = Range1d.lookup(name), Range1d.lookup(name).property
-        twice = [remembered_themed_default(prop, Range1d, name, None) for _ in range(2)]
-        if twice[0] != themed_default(prop, Range1d, name, None) or twice[1] != twice[0]:
+        descriptor = Range1d.lookup(name)
+        twice = [remembered_themed_default(descriptor.property, Range1d, name, None) for _ in range(2)]
+        if twice[0] != themed_default(descriptor.property, Range1d, name, None) or twice[1] != twice[0]:
             return False
         if remembered_has_unstable_default(descriptor, probe) != has_unstable_default(descriptor, probe):
             return False
-    remembered_themed_default.__noiselab_remembered__ = True
-    Property.themed_default = remembered_themed_default
-    PropertyDescriptor.has_unstable_default = remembered_has_unstable_default
-    return True
+    _replace(PropertyDescriptor, "has_unstable_default", remembered_has_unstable_default)
+    return _replace(Property, "themed_default", remembered_themed_default)
+
+
+def shorten_default_reads() -> dict[str, bool]:
+    """Take every shortcut above in Bokeh's reads of a property default (the server does, once per
+    process); returns which were taken."""
+    shortcuts = (
+        remember_overridden_defaults,
+        read_themed_values_directly,
+        check_unstable_defaults_directly,
+        remember_prepared_defaults,
+    )
+    return {shortcut.__name__: shortcut() for shortcut in shortcuts}
 
 
 TRIM_SECONDS = 30
@@ -350,10 +366,7 @@ def serve(
     bokeh_settings.perform_document_validation.set_value(False)
     # and every callback's signature and a close match for a misspelt attribute (3-4%); the tests do both
     bokeh_settings.perform_error_diagnostics.set_value(False)
-    remember_overridden_defaults()
-    read_themed_values_directly()
-    check_unstable_defaults_directly()
-    remember_prepared_defaults()
+    shorten_default_reads()
     # a parent of several workers ends here; they follow by the parent-death signal
     signal.signal(signal.SIGINT, _exit)
     signal.signal(signal.SIGTERM, _exit)

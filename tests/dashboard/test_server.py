@@ -950,10 +950,11 @@ def test_direct_default_reads_are_bokehs_own():
     from bokeh.models import Range1d, Slider
     from bokeh.themes import Theme
 
-    from dashboard.serve import check_unstable_defaults_directly, read_themed_values_directly
+    from dashboard.serve import _ours, check_unstable_defaults_directly, read_themed_values_directly
 
     themed_values = HasProps.__dict__["themed_values"]
     is_unstable = PropertyDescriptor.__dict__["is_unstable"]
+    assert not _ours(themed_values) and not _ours(is_unstable)  # compared below with Bokeh's own
     try:
         HasProps.themed_values = lambda self: {}  # a method the shortcut would not agree with
         assert read_themed_values_directly() is False
@@ -1031,13 +1032,7 @@ def test_remembered_prepared_defaults_are_bokehs_own():
     from bokeh.models import Range1d
     from bokeh.themes import Theme
 
-    from dashboard.serve import (
-        PREPARED_KINDS,
-        check_unstable_defaults_directly,
-        read_themed_values_directly,
-        remember_overridden_defaults,
-        remember_prepared_defaults,
-    )
+    from dashboard.serve import PREPARED_KINDS, _ours, remember_prepared_defaults, shorten_default_reads
 
     originals = {
         (HasProps, "_overridden_defaults"): HasProps.__dict__["_overridden_defaults"],
@@ -1052,6 +1047,7 @@ def test_remembered_prepared_defaults_are_bokehs_own():
     def same(a, b):
         return a is b or a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
+    assert not any(_ours(method) for method in originals.values())  # the page below is built on Bokeh's own
     without = _page_json()
     try:
         assert remember_prepared_defaults() is True and remember_prepared_defaults() is True
@@ -1088,9 +1084,12 @@ def test_remembered_prepared_defaults_are_bokehs_own():
         doc.theme = None
         assert themed.start == 0
 
-        remember_overridden_defaults()
-        read_themed_values_directly()
-        check_unstable_defaults_directly()
+        assert shorten_default_reads() == {
+            "remember_overridden_defaults": not hasattr(HasProps, "__property_info__"),  # Bokeh 3.10 keeps them
+            "read_themed_values_directly": True,
+            "check_unstable_defaults_directly": True,
+            "remember_prepared_defaults": True,
+        }
         assert _page_json() == without
     finally:
         for (owner, name), value in originals.items():
@@ -1105,7 +1104,5 @@ def test_serve_queues_pages_and_trims_memory():
 
     source = inspect.getsource(serve_module.serve)
     assert "queue_page_builds(server)" in source and "trim_memory_periodically(server)" in source
-    assert "remember_overridden_defaults()" in source
-    assert "read_themed_values_directly()" in source and "check_unstable_defaults_directly()" in source
-    assert "remember_prepared_defaults()" in source
+    assert "shorten_default_reads()" in source
     assert "perform_error_diagnostics.set_value(False)" in source
