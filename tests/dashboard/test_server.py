@@ -899,9 +899,10 @@ def test_remembered_overridden_defaults_are_bokehs_own():
     from bokeh.core.properties import Int, Override
     from bokeh.models import Plot, Slider
 
-    from dashboard.serve import remember_overridden_defaults
+    from dashboard.serve import _ours, remember_overridden_defaults
 
     original = HasProps.__dict__["_overridden_defaults"]
+    assert not _ours(original)  # compared below with Bokeh's own
 
     def bokehs_merge(cls):  # Bokeh 3.9's code for it, restated
         merged = {}
