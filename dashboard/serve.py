@@ -219,14 +219,37 @@ def check_unstable_defaults_directly() -> bool:
 
 
 PREPARED_KINDS = (int, float, str, bool, type(None))  # immutable: one prepared default serves every model
+EMPTY_KINDS = (list, dict, set)  # an empty default of these: a new empty container of the prepared type
 _MADE_AFRESH = object()  # a default that is not kept: prepared again on every read, as by Bokeh
+
+
+class _EmptyOf:
+    """What is kept for an empty list, dict or set default: the type Bokeh prepares it as (e.g.
+    ``PropertyValueList``), of which every read gets a new empty one."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind):
+        self.kind = kind
+
+
+def _keepable(raw, value):
+    """What can be kept of a prepared default ``value`` made from the raw default ``raw``."""
+    if callable(raw):
+        return _MADE_AFRESH
+    if type(value) in PREPARED_KINDS:
+        return value
+    if type(raw) in EMPTY_KINDS and not raw and isinstance(value, EMPTY_KINDS) and not value:
+        return _EmptyOf(type(value))
+    return _MADE_AFRESH
 
 
 def remember_prepared_defaults() -> bool:
     """Keep, per Bokeh model class, two facts Bokeh (3.9, 3.10) works out again on every read of a
     default (together about 15% of a page's server time): a property's default once copied, validated and
     transformed (only a plain immutable value: a number, text, True/False or None, from a default that is
-    not a function), and whether its default is unstable (made per model). Both follow from the class
+    not a function; for an empty list, dict or set, only the type it is prepared as, each read getting a
+    new empty one), and whether its default is unstable (made per model). Both follow from the class
     and its properties, which Bokeh fixes when it creates the class; a theme's value is never kept.
     Installed only if both agree with Bokeh's own on a probe model. Returns whether installed."""
     from bokeh.core.property.bases import Property
@@ -252,12 +275,11 @@ def remember_prepared_defaults() -> bool:
         key = (id(self), name)
         value = kept.get(key, _MADE_AFRESH)
         if value is not _MADE_AFRESH:
-            return value
+            return value.kind() if type(value) is _EmptyOf else value
         value = themed_default(self, cls, name, None, no_eval=no_eval)
         if key not in kept:  # first read: decide once whether this default can be kept
             overrides = cls._overridden_defaults()
-            raw = overrides[name] if name in overrides else self._default
-            kept[key] = value if not callable(raw) and type(value) in PREPARED_KINDS else _MADE_AFRESH
+            kept[key] = _keepable(overrides[name] if name in overrides else self._default, value)
         return value
 
     def remembered_has_unstable_default(self, obj):
@@ -273,7 +295,10 @@ def remember_prepared_defaults() -> bool:
     for name in ("start", "js_property_callbacks", "tags"):
         descriptor = Range1d.lookup(name)
         twice = [remembered_themed_default(descriptor.property, Range1d, name, None) for _ in range(2)]
-        if twice[0] != themed_default(descriptor.property, Range1d, name, None) or twice[1] != twice[0]:
+        bokehs = themed_default(descriptor.property, Range1d, name, None)
+        if twice[0] != bokehs or twice[1] != bokehs or type(twice[1]) is not type(bokehs):
+            return False
+        if isinstance(bokehs, EMPTY_KINDS) and twice[1] is twice[0]:
             return False
         if remembered_has_unstable_default(descriptor, probe) != has_unstable_default(descriptor, probe):
             return False

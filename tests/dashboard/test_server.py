@@ -1020,10 +1020,10 @@ def _page_json() -> str:
 
 
 def test_remembered_prepared_defaults_are_bokehs_own():
-    """Per class, the server keeps a property's prepared default when it is a plain immutable value and
-    whether a default is unstable (``remember_prepared_defaults``): for every property of every model
-    class the two agree with Bokeh's own, twice (the second read from what was kept); nothing mutable or
-    made per model is kept; a theme's value still wins; and a whole page, built with every shortcut the
+    """Per class, the server keeps a property's prepared default when it is a plain immutable value (the
+    type alone for an empty list, dict or set) and whether a default is unstable
+    (``remember_prepared_defaults``): for every property of every model class the two agree with
+    Bokeh's own, twice (the second read from what was kept); nothing mutable or made per model is kept; a theme's value still wins; and a whole page, built with every shortcut the
     server takes, is sent exactly as without them."""
     import bokeh.models  # noqa: F401 (every model class defined)
     from bokeh.core.has_props import HasProps
@@ -1053,7 +1053,7 @@ def test_remembered_prepared_defaults_are_bokehs_own():
     try:
         assert remember_prepared_defaults() is True and remember_prepared_defaults() is True
         assert Property.__dict__["themed_default"] is not themed_default
-        kept = fresh = instances = 0
+        kept = fresh = empty = instances = 0
         for cls in _all_subclasses(HasProps):
             try:
                 model = cls()
@@ -1070,12 +1070,20 @@ def test_remembered_prepared_defaults_are_bokehs_own():
                     kept += 1
                 elif isinstance(first, (HasProps, list, dict, set)):
                     assert second is not first, (cls, name)  # made afresh each time, as by Bokeh
+                    if isinstance(first, (list, dict, set)) and not bokehs:
+                        assert not first and not second, (cls, name)
+                        empty += 1
                     fresh += 1
                 if model is not None and isinstance(descriptor, PropertyDescriptor):  # not an alias
                     for _ in range(2):
                         assert descriptor.has_unstable_default(model) == has_unstable_default(descriptor, model)
                     instances += 1
-        assert kept > 3000 and fresh > 1000 and instances > 5000, (kept, fresh, instances)
+        assert kept > 3000 and fresh > 1000 and empty > 1000 and instances > 5000, (kept, fresh, empty, instances)
+        # a kept empty default is a new container every read, owned by nobody until its model takes it
+        first, second = Range1d().tags, Range1d().tags
+        assert first is not second and type(first) is type(second) is type(Range1d.lookup("tags").property.wrap([]))
+        first.append("x")
+        assert second == [] and Range1d().tags == []
 
         doc = Document()
         plain, themed = Range1d(), Range1d()
