@@ -1023,8 +1023,9 @@ def test_remembered_prepared_defaults_are_bokehs_own():
     """Per class, the server keeps a property's prepared default when it is a plain immutable value (the
     type alone for an empty list, dict or set) and whether a default is unstable
     (``remember_prepared_defaults``): for every property of every model class the two agree with
-    Bokeh's own, twice (the second read from what was kept); nothing mutable or made per model is kept; a theme's value still wins; and a whole page, built with every shortcut the
-    server takes, is sent exactly as without them."""
+    Bokeh's own, twice (the second read from what was kept); nothing mutable or made per model is kept;
+    a theme's value still wins; and a whole page, built with every shortcut the server takes, is sent
+    exactly as without them."""
     import bokeh.models  # noqa: F401 (every model class defined)
     from bokeh.core.has_props import HasProps
     from bokeh.core.property.bases import Property
