@@ -1031,10 +1031,11 @@ def test_remembered_prepared_defaults_are_bokehs_own():
     from bokeh.core.property.bases import Property
     from bokeh.core.property.descriptors import PropertyDescriptor
     from bokeh.document import Document
+    from bokeh.model import util
     from bokeh.models import Range1d
     from bokeh.themes import Theme
 
-    from dashboard.serve import PREPARED_KINDS, _ours, remember_prepared_defaults, shorten_default_reads
+    from dashboard.serve import PREPARED_KINDS, _ours, remember_prepared_defaults, take_bokeh_shortcuts
 
     originals = {
         (HasProps, "_overridden_defaults"): HasProps.__dict__["_overridden_defaults"],
@@ -1042,6 +1043,7 @@ def test_remembered_prepared_defaults_are_bokehs_own():
         (PropertyDescriptor, "is_unstable"): PropertyDescriptor.__dict__["is_unstable"],
         (PropertyDescriptor, "has_unstable_default"): PropertyDescriptor.__dict__["has_unstable_default"],
         (Property, "themed_default"): Property.__dict__["themed_default"],
+        (util, "visit_value_and_its_immediate_references"): vars(util)["visit_value_and_its_immediate_references"],
     }
     themed_default = originals[Property, "themed_default"]
     has_unstable_default = originals[PropertyDescriptor, "has_unstable_default"]
@@ -1094,16 +1096,85 @@ def test_remembered_prepared_defaults_are_bokehs_own():
         doc.theme = None
         assert themed.start == 0
 
-        assert shorten_default_reads() == {
+        assert take_bokeh_shortcuts() == {
             "remember_overridden_defaults": not hasattr(HasProps, "__property_info__"),  # Bokeh 3.10 keeps them
             "read_themed_values_directly": True,
             "check_unstable_defaults_directly": True,
             "remember_prepared_defaults": True,
+            "walk_references_directly": True,
         }
         assert _page_json() == without
     finally:
         for (owner, name), value in originals.items():
             setattr(owner, name, value)
+
+
+def test_direct_reference_walk_is_bokehs_own():
+    """The server's walk of Bokeh's model graph (``walk_references_directly``) visits the same models in
+    the same order as Bokeh's own: for every property value of every model of a page, for nested
+    lists, tuples and dicts (models as keys too), a dataclass, and a ``HasProps`` that is not a model;
+    a replacement that disagrees on the probe is not installed."""
+    from bokeh.core.has_props import HasProps
+    from bokeh.core.properties import Instance, List
+    from bokeh.core.property.vectorization import Field
+    from bokeh.document import Document
+    from bokeh.model import util
+    from bokeh.models import Range1d
+    from panel.io.state import set_curdoc
+
+    from dashboard.serve import _ours, walk_references_directly
+
+    bokehs = vars(util)["visit_value_and_its_immediate_references"]
+    assert not _ours(bokehs)
+
+    class Holder(HasProps):  # holds models without being one
+        first = Instance(Range1d)
+        more = List(Instance(Range1d))
+
+    models = [Range1d(name=f"r{k}") for k in range(6)]
+    crafted = [
+        models[0],
+        (1, "a", [models[1], (models[2],)], None, True, 2.5),
+        {models[3]: {"deeper": [models[4], models[3]]}, "x": 1},
+        Field("x", transform=models[5]),
+        Holder(first=models[2], more=[models[1], models[0]]),
+        [],
+        {},
+        Range1d,
+        object(),
+    ]
+    doc = Document()
+    with set_curdoc(doc):
+        create_app().server_doc(doc)
+    page_values = [value for model in doc.models for value in model.properties_with_values().values()]
+
+    def visits(walk, value):
+        seen = []
+        walk(value, seen.append)
+        return seen
+
+    try:
+        assert walk_references_directly() is True and walk_references_directly() is True
+        ours = vars(util)["visit_value_and_its_immediate_references"]
+        assert _ours(ours)
+        for value in [*crafted, crafted]:
+            assert visits(ours, value) == visits(bokehs, value), value
+        assert [len(visits(ours, value)) for value in crafted[:5]] == [1, 2, 3, 1, 3]
+        nonempty = 0
+        for value in page_values:
+            here = visits(ours, value)
+            assert here == visits(bokehs, value)
+            nonempty += bool(here)
+        assert len(page_values) > 5000 and nonempty > 200, (len(page_values), nonempty)
+        assert {m.id for m in util.collect_models(*doc.roots)} == {m.id for m in doc.models}
+    finally:
+        util.visit_value_and_its_immediate_references = bokehs
+
+    util.visit_value_and_its_immediate_references = lambda obj, visitor: None  # a walk that finds nothing
+    try:
+        assert walk_references_directly() is False  # its probe is judged against this one: they disagree
+    finally:
+        util.visit_value_and_its_immediate_references = bokehs
 
 
 def test_serve_queues_pages_and_trims_memory():
@@ -1114,5 +1185,5 @@ def test_serve_queues_pages_and_trims_memory():
 
     source = inspect.getsource(serve_module.serve)
     assert "queue_page_builds(server)" in source and "trim_memory_periodically(server)" in source
-    assert "shorten_default_reads()" in source
+    assert "take_bokeh_shortcuts()" in source
     assert "perform_error_diagnostics.set_value(False)" in source
