@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ctypes
+import gc
 import logging
 import math
 import os
@@ -392,6 +393,27 @@ def take_bokeh_shortcuts() -> dict[str, bool]:
     return {shortcut.__name__: shortcut() for shortcut in shortcuts}
 
 
+YOUNG_COLLECTION_ALLOCATIONS = 10_000  # Python's default is 700
+
+
+def tune_garbage_collection(young: int = YOUNG_COLLECTION_ALLOCATIONS) -> tuple[int, int, int]:
+    """Collect the cyclic garbage collector's work less often and over fewer objects: everything alive
+    now (the imported modules, the app's code) is collected once and then frozen, left out of every
+    later collection, and a young collection waits for ``young`` net allocations instead of 700.
+    Building a page leaves about 27,000 more tracked objects than it frees: with Python's defaults
+    (about 40 collections per page) they took about 12% of the page's server time, and a full one
+    paused the event loop for up to 0.26 s. Closed
+    sessions are still collected: Panel runs a full collection after they end. Call only while no
+    session is open (frozen objects are never freed). Returns the thresholds now in force."""
+    if not isinstance(young, int) or isinstance(young, bool) or young < 1:
+        raise ValueError(f"young must be a positive integer (allocations), got {young!r}")
+    gc.collect()
+    gc.freeze()
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(young, middle, old)
+    return gc.get_threshold()
+
+
 TRIM_SECONDS = 30
 
 
@@ -466,6 +488,7 @@ def serve(
     # and every callback's signature and a close match for a misspelt attribute (3-4%); the tests do both
     bokeh_settings.perform_error_diagnostics.set_value(False)
     take_bokeh_shortcuts()
+    tune_garbage_collection()  # before the fork: every web process starts with it
     # a parent of several workers ends here; they follow by the parent-death signal
     signal.signal(signal.SIGINT, _exit)
     signal.signal(signal.SIGTERM, _exit)

@@ -1177,6 +1177,29 @@ def test_direct_reference_walk_is_bokehs_own():
         util.visit_value_and_its_immediate_references = bokehs
 
 
+def test_garbage_collection_is_tuned_once_before_serving():
+    """``tune_garbage_collection`` freezes what is alive (so later collections skip it) and raises the
+    young generation's threshold, keeping the older ones; run in a child process, as freezing cannot be
+    undone for the objects it froze. A wrong threshold is refused by name."""
+    code = (
+        "import gc, json\n"
+        "from dashboard.serve import YOUNG_COLLECTION_ALLOCATIONS, tune_garbage_collection\n"
+        "before = gc.get_threshold(); frozen = gc.get_freeze_count()\n"
+        "now = tune_garbage_collection()\n"
+        "print(json.dumps([before, now, frozen, gc.get_freeze_count(), YOUNG_COLLECTION_ALLOCATIONS]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    before, now, frozen_before, frozen_after, young = json.loads(out.stdout.strip().splitlines()[-1])
+    assert now == [young, before[1], before[2]] and young > before[0]
+    assert frozen_before == 0 and frozen_after > 50_000  # the imported modules' objects
+
+    from dashboard.serve import tune_garbage_collection
+
+    for bad in (0, -5, 2.5, True, "10000"):
+        with pytest.raises(ValueError, match="young must be a positive integer"):
+            tune_garbage_collection(bad)
+
+
 def test_serve_queues_pages_and_trims_memory():
     """``serve`` wires both in (each web process calls them after Bokeh's fork)."""
     import inspect
@@ -1186,4 +1209,5 @@ def test_serve_queues_pages_and_trims_memory():
     source = inspect.getsource(serve_module.serve)
     assert "queue_page_builds(server)" in source and "trim_memory_periodically(server)" in source
     assert "take_bokeh_shortcuts()" in source
+    assert source.index("tune_garbage_collection()") < source.index("pn.serve(")  # before the fork, no session open
     assert "perform_error_diagnostics.set_value(False)" in source
