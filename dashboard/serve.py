@@ -85,9 +85,9 @@ class PageQueue:
     ready (its document sent) before the last one is built: a class that opens the link together waits
     for the whole burst, and so does every open page's next change. The pause, measured with bench_page
     (one process, bursts of 20 and 50): 0.1 s let the pages become ready one by one but ended the burst
-    at 2.5x and 2.8x the floor's; 0.05 s at 1.9x and 2.1x, the first page ready after 0.6 s; 0.03 s
-    sometimes held the first pages back (0.7 s and 1.6 s in two runs); 0.01 s held all of them until
-    the burst's end (3.9 s), as no pause does."""
+    at 2.3-2.5x the floor's time and 2.6-2.8x; 0.05 s at 1.9-2.1x and 2.0-2.3x, the first page ready
+    after 0.5-1.0 s; 0.03 s no sooner, sometimes holding the first pages back (0.7 s and 1.6 s); 0.01 s
+    and no pause ended a burst of 20 sooner (1.7-1.8x) but held every page until its end."""
 
     def __init__(self, pause: float = 0.05):
         self.pause = pause
