@@ -1191,7 +1191,7 @@ def test_garbage_collection_is_tuned_once_before_serving():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     before, now, frozen_before, frozen_after = json.loads(out.stdout.strip().splitlines()[-1])
     assert now == [10_000, before[1], 100] and before[0] < 10_000  # Python 3.11 and 3.12: 700
-    assert frozen_before == 0 and frozen_after > 50_000  # the imported modules' objects
+    assert frozen_after > frozen_before + 50_000  # the imported modules' objects (Python 3.12 starts with 375)
 
     from dashboard.serve import tune_garbage_collection
 
