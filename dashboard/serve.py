@@ -32,6 +32,7 @@ from dashboard.app import ASSETS_ROUTE, TITLE, create_app, warm_up
 from dashboard.compute import ComputePool
 from dashboard.server_logging import configure_logging, quiet_closed_sockets
 from dashboard.uploads import WEBSOCKET_MAX_MESSAGE_BYTES
+from noisecore._validation import positive_int
 
 log = logging.getLogger("noiselab")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
@@ -414,9 +415,7 @@ def tune_garbage_collection(
     these settings 5 ms of 171 ms, no full collection, the longest 18 ms. Closed sessions are still
     collected: Panel runs a full collection after sessions end. Call only while no session is open
     (frozen objects are never freed). Returns the thresholds now in force."""
-    for name, value in (("young", young), ("full", full)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    young, full = positive_int("young", young), positive_int("full", full)
     gc.collect()
     gc.freeze()
     gc.set_threshold(young, gc.get_threshold()[1], full)
