@@ -1177,6 +1177,105 @@ def test_direct_reference_walk_is_bokehs_own():
         util.visit_value_and_its_immediate_references = bokehs
 
 
+def test_panel_shortcuts_are_panels_own():
+    """The server's two shortcuts in Panel (``take_panel_shortcuts``) answer as Panel's own methods do:
+    every Panel object of a page and every Panel class that can be made without arguments gathers the
+    same properties, in the same order; every config parameter reads the same outside a session and
+    in one, each session gets its own copy of the five style and script lists on its first read, and a
+    session's change stays in it; the page sent is identical; a disagreeing shortcut is not installed."""
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+    from panel.reactive import Syncable
+
+    from dashboard.serve import (
+        PER_SESSION_LISTS,
+        _ours,
+        build_init_params_in_one_pass,
+        read_panel_config_without_import,
+        take_panel_shortcuts,
+    )
+
+    config_class = type(pn.config)
+    panels_init = Syncable.__dict__["_init_params"]
+    panels_read = config_class.__dict__["__getattribute__"]
+    assert not _ours(panels_init) and not _ours(panels_read)
+    without = _page_json()
+    doc = Document()
+    with set_curdoc(doc):
+        template = create_app()
+        template.server_doc(doc)
+    page_objects = {id(o): o for root in [*template.main, *template.sidebar] for o in pn.panel(root).select(Syncable)}
+    names = [name for name in pn.config.param if name != "name"]
+    try:
+        taken = {"build_init_params_in_one_pass": True, "read_panel_config_without_import": True}
+        assert take_panel_shortcuts() == taken and take_panel_shortcuts() == taken
+        ours_init = Syncable.__dict__["_init_params"]
+        ours_read = config_class.__dict__["__getattribute__"]
+        assert _ours(ours_init) and _ours(ours_read)
+
+        inherited = [o for o in page_objects.values() if type(o)._init_params is ours_init]
+        made = 0
+        for cls in _all_subclasses(Syncable):
+            if cls.__module__.startswith("panel.") and cls._init_params is ours_init:
+                try:
+                    inherited.append(cls())
+                    made += 1
+                except Exception:  # abstract, or needs arguments
+                    pass
+        for obj in inherited:
+            ours, panels = ours_init(obj), panels_init(obj)
+            assert list(ours.items()) == list(panels.items()), type(obj)
+        assert len(inherited) > 60 and made > 30, (len(inherited), made)
+
+        for name in names:  # outside a session: the very same objects
+            assert ours_read(pn.config, name) is panels_read(pn.config, name), name
+        sessions = object.__getattribute__(pn.config, "_session_config")
+        by_panel, by_ours = Document(), Document()
+        for session, read in ((by_panel, panels_read), (by_ours, ours_read)):
+            with set_curdoc(session):
+                for name in names:
+                    first, second = read(pn.config, name), read(pn.config, name)
+                    assert second is first or second == first, name
+                    if name in PER_SESSION_LISTS:
+                        assert second is first and first is not object.__getattribute__(pn.config, name), name
+        assert list(sessions[by_ours]) == list(sessions[by_panel])
+        assert set(PER_SESSION_LISTS) <= set(sessions[by_ours])
+        for name in names:
+            with set_curdoc(by_panel):
+                panels = read_value = panels_read(pn.config, name)
+            with set_curdoc(by_ours):
+                read_value = ours_read(pn.config, name)
+            assert read_value is panels or read_value == panels, name
+
+        global_css = list(pn.config.raw_css)
+        with set_curdoc(by_ours):
+            pn.config.raw_css.append("p { color: red; }")
+            pn.config.sizing_mode = "stretch_both"
+            assert pn.config.raw_css[-1] == "p { color: red; }" and pn.config.sizing_mode == "stretch_both"
+        with set_curdoc(by_panel):
+            assert "p { color: red; }" not in pn.config.raw_css and pn.config.sizing_mode != "stretch_both"
+        assert pn.config.raw_css == global_css and pn.config.sizing_mode != "stretch_both"
+        sessions.pop(by_panel, None)
+        sessions.pop(by_ours, None)
+
+        assert _page_json() == without
+    finally:
+        Syncable._init_params = panels_init
+        config_class.__getattribute__ = panels_read
+
+    Syncable._init_params = lambda self: {}  # gathers nothing: the probes disagree
+    try:
+        assert build_init_params_in_one_pass() is False
+    finally:
+        Syncable._init_params = panels_init
+    config_class.__getattribute__ = lambda self, attr: object.__getattribute__(self, attr)  # nothing per session
+    try:
+        assert read_panel_config_without_import() is False
+    finally:
+        config_class.__getattribute__ = panels_read
+    assert Syncable.__dict__["_init_params"] is panels_init and config_class.__dict__["__getattribute__"] is panels_read
+
+
 def test_garbage_collection_is_tuned_once_before_serving():
     """``tune_garbage_collection`` freezes what is alive (so later collections skip it) and raises the
     young generation's threshold, keeping the older ones; run in a child process, as freezing cannot be
@@ -1210,6 +1309,6 @@ def test_serve_queues_pages_and_trims_memory():
 
     source = inspect.getsource(serve_module.serve)
     assert "queue_page_builds(server)" in source and "trim_memory_periodically(server)" in source
-    assert "take_bokeh_shortcuts()" in source
+    assert "take_bokeh_shortcuts()" in source and "take_panel_shortcuts()" in source
     assert source.index("tune_garbage_collection()") < source.index("pn.serve(")  # before the fork, no session open
     assert "perform_error_diagnostics.set_value(False)" in source
