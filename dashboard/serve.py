@@ -491,7 +491,7 @@ def read_panel_config_without_import() -> bool:
         return outside, inside, own
 
     (panels_out, panels_in, panels_own), (ours_out, ours_in, ours_own) = reads(method), reads(config_getattribute)
-    same_outside = all(a is b for a, b in zip(panels_out, ours_out))
+    same_outside = all(a is b for a, b in zip(panels_out, ours_out, strict=True))
     same_inside = panels_in == ours_in and list(panels_own) == list(ours_own)
     copied = all(ours_own[name] is ours_in[probes.index(name) + len(probes)] for name in ours_own)
     if not (same_outside and same_inside and copied and {"raw_css", "css_files"} <= set(ours_own)):

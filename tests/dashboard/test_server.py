@@ -1242,10 +1242,10 @@ def test_panel_shortcuts_are_panels_own():
         assert set(PER_SESSION_LISTS) <= set(sessions[by_ours])
         for name in names:
             with set_curdoc(by_panel):
-                panels = read_value = panels_read(pn.config, name)
+                panels = panels_read(pn.config, name)
             with set_curdoc(by_ours):
-                read_value = ours_read(pn.config, name)
-            assert read_value is panels or read_value == panels, name
+                ours = ours_read(pn.config, name)
+            assert ours is panels or ours == panels, name
 
         global_css = list(pn.config.raw_css)
         with set_curdoc(by_ours):
