@@ -282,10 +282,8 @@ def boundary_curves(*, epsilon, delta, rho, sensitivity=1.0, points=200) -> Boun
     lin_ok = eps_grid > lin.floor()
     lin_time = np.full(eps_grid.shape, np.nan)
     lin_time[lin_ok] = lin.calibrated_time(eps_grid[lin_ok])
-    coarse = np.unique(np.r_[eps_grid[:: max(1, points // 40)], eps_grid[-1]])
-    gauss = np.array([gaussian_variance(e, delta=mix.delta, sensitivity=D) for e in coarse])
-    gauss_full = np.exp(np.interp(np.log(eps_grid), np.log(coarse), np.log(gauss)))
-    pdp = np.array([gaussian_pdp_variance(e, delta=mix.delta, sensitivity=D) for e in eps_grid])
+    gauss_full = np.asarray(gaussian_variance(eps_grid, delta=mix.delta, sensitivity=D))  # exact at every point
+    pdp = np.asarray(gaussian_pdp_variance(eps_grid, delta=mix.delta, sensitivity=D))
     marks = {
         "mixture": float(mix.calibrated_time(epsilon)),
         "linear": t_star,

@@ -384,7 +384,15 @@ def _least_time_scan(psi: Callable[[FloatArray], FloatArray], eps: float, lo: fl
     return float(right)
 
 
-def gaussian_variance(epsilon: float, *, delta: float, sensitivity: float = 1.0) -> float:
+def _positive_array(name: str, value: npt.ArrayLike) -> FloatArray:
+    """``value`` as a float array of finite numbers > 0; an error names ``name``."""
+    arr = real_array(name, value)
+    if (arr <= 0).any():
+        raise ValueError(f"{name} must be > 0, got {arr[arr <= 0].flat[0]:g}")
+    return arr
+
+
+def gaussian_variance(epsilon: npt.ArrayLike, *, delta: float, sensitivity: float = 1.0) -> FloatOrArray:
     """Variance a single Gaussian release needs for (epsilon, delta)-DP (exact, Balle & Wang).
 
     Compare with ``boundary.calibrated_time(epsilon)``: the extra variance is the price of a
@@ -392,8 +400,8 @@ def gaussian_variance(epsilon: float, *, delta: float, sensitivity: float = 1.0)
 
     Parameters
     ----------
-    epsilon : float
-        Privacy parameter, > 0.
+    epsilon : array_like
+        Privacy parameters, each > 0 (an array is solved for all at once).
     delta : float
         In (0, 1).
     sensitivity : float, optional
@@ -401,8 +409,8 @@ def gaussian_variance(epsilon: float, *, delta: float, sensitivity: float = 1.0)
 
     Returns
     -------
-    float
-        sigma^2 of ``Gaussian.calibrated(epsilon, delta=delta, sensitivity=sensitivity)``.
+    float or numpy.ndarray
+        sigma^2 of ``Gaussian.calibrated(eps, delta=delta, sensitivity=sensitivity)`` for each eps.
 
     Raises
     ------
@@ -415,10 +423,13 @@ def gaussian_variance(epsilon: float, *, delta: float, sensitivity: float = 1.0)
     ----------
     [BW18] (Balle & Wang).
     """
-    return Gaussian.calibrated(epsilon, delta=delta, sensitivity=sensitivity).sigma ** 2
+    eps = _positive_array("epsilon", epsilon)
+    delta = in_open_interval("delta", delta, 0.0, 1.0)
+    sigma = Gaussian._analytic_sigmas(eps, delta, scale_param("sensitivity", sensitivity))
+    return _output(sigma * sigma, eps)
 
 
-def gaussian_pdp_variance(epsilon: float, *, delta: float, sensitivity: float = 1.0) -> float:
+def gaussian_pdp_variance(epsilon: npt.ArrayLike, *, delta: float, sensitivity: float = 1.0) -> FloatOrArray:
     """Variance a single Gaussian release needs for (epsilon, delta)-*probabilistic* DP.
 
     The loss of one release at variance T is D^2/(2T) + (D/T) W_T with W_T ~ N(0, T)
@@ -430,8 +441,8 @@ def gaussian_pdp_variance(epsilon: float, *, delta: float, sensitivity: float = 
 
     Parameters
     ----------
-    epsilon : float
-        Privacy parameter, > 0.
+    epsilon : array_like
+        Privacy parameters, each > 0.
     delta : float
         In (0, 1).
     sensitivity : float, optional
@@ -439,7 +450,7 @@ def gaussian_pdp_variance(epsilon: float, *, delta: float, sensitivity: float = 
 
     Returns
     -------
-    float
+    float or numpy.ndarray
         T = (D / u)^2.
 
     Raises
@@ -454,16 +465,21 @@ def gaussian_pdp_variance(epsilon: float, *, delta: float, sensitivity: float = 
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Theorem 3.4.
     """
-    epsilon = positive("epsilon", epsilon)
+    eps = _positive_array("epsilon", epsilon)
     delta = in_open_interval("delta", delta, 0.0, 1.0)
     D = scale_param("sensitivity", sensitivity)
     z = -float(special.ndtri(delta))
-    root = math.hypot(z, math.sqrt(2 * epsilon))  # sqrt(z^2 + 2 eps) without overflow
-    u = epsilon / ((root + z) / 2) if z > 0 else root - z  # = root - z, without cancellation
-    sd = derived_scale(
-        "the standard deviation", D / u if u > 0 else math.inf, epsilon=epsilon, delta=delta, sensitivity=D
-    )
-    return sd * sd
+    root = np.hypot(z, np.sqrt(2 * eps))  # sqrt(z^2 + 2 eps) without overflow
+    u = eps / ((root + z) / 2) if z > 0 else root - z  # = root - z, without cancellation
+    with np.errstate(divide="ignore"):
+        sd = np.where(u > 0, D / u, math.inf)
+    bad = np.flatnonzero(~((sd >= SCALE_MIN) & (sd <= SCALE_MAX)))
+    if bad.size:
+        k = bad[0]
+        derived_scale(
+            "the standard deviation", float(sd.flat[k]), epsilon=float(eps.flat[k]), delta=delta, sensitivity=D
+        )
+    return _output(sd * sd, eps)
 
 
 def gaussian_composition_epsilon(

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import numpy.typing as npt
-from scipy import optimize, special
+from scipy import special
 
 from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output
 from ._validation import SCALE_MAX, SCALE_MIN, derived_scale, in_interval, in_open_interval, positive, real_array
@@ -229,24 +229,47 @@ class Gaussian(NoiseDistribution):
         epsilon = positive("epsilon", epsilon)
         delta = in_open_interval("delta", delta, 0.0, 1.0)
         sens = scale_param("sensitivity", sensitivity)
-        given = {"epsilon": epsilon, "delta": delta, "sensitivity": sens}
+        return cls(float(cls._analytic_sigmas(np.array(epsilon), delta, sens)))
 
-        def excess(log_sigma: float) -> float:
-            # log delta is floored far below log(5e-324) so the root finder never sees -inf
-            return max(float(cls._log_delta(epsilon, math.exp(log_sigma), sens)), -5000.0) - math.log(delta)
+    @classmethod
+    def _analytic_sigmas(cls, epsilon: FloatArray, delta: float, sensitivity: float) -> FloatArray:
+        """The least sigma with delta(eps) <= delta, for each (validated) eps at once [BW18].
 
-        lo = math.log(sens) - 10.0
-        hi = math.log(sens) + 10.0
-        while excess(lo) < 0:
-            lo -= 10.0
-            if lo < math.log(SCALE_MIN) - 10:
-                derived_scale("sigma", 0.0, **given)
-        while excess(hi) > 0:
-            hi += 10.0
-            if hi > math.log(SCALE_MAX) + 10:
-                derived_scale("sigma", math.inf, **given)
-        log_sigma = optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
-        return cls(derived_scale("sigma", math.exp(log_sigma), **given))
+        delta(eps) falls as sigma grows, so each log sigma is bracketed (steps of 10 out from
+        log sensitivity) and bisected, all together, until the bracket is within 1e-14 + 4 ulp of
+        log sigma (the tolerance of scipy's brentq). An error names the arguments if a sigma falls
+        outside [1e-100, 1e100]."""
+        log_delta, log_sens = math.log(delta), math.log(sensitivity)
+        shape, eps = epsilon.shape, epsilon.ravel()
+
+        def excess(log_sigma: FloatArray, index: npt.NDArray[np.intp]) -> FloatArray:
+            # log delta is floored far below log(5e-324) so the comparison never sees -inf
+            return np.maximum(cls._log_delta(eps[index], np.exp(log_sigma), sensitivity), -5000.0) - log_delta
+
+        def out_of_range(k: int, sigma: float) -> None:
+            derived_scale("sigma", sigma, epsilon=float(eps[k]), delta=delta, sensitivity=sensitivity)
+
+        lo, hi = np.full(eps.shape, log_sens - 10.0), np.full(eps.shape, log_sens + 10.0)
+        while (low := np.flatnonzero(excess(lo, np.arange(eps.size)) < 0)).size:
+            lo[low] -= 10.0
+            if lo[low[0]] < math.log(SCALE_MIN) - 10:
+                out_of_range(int(low[0]), 0.0)
+        while (high := np.flatnonzero(excess(hi, np.arange(eps.size)) > 0)).size:
+            hi[high] += 10.0
+            if hi[high[0]] > math.log(SCALE_MAX) + 10:
+                out_of_range(int(high[0]), math.inf)
+        tolerance = 1e-14 + 4 * np.finfo(float).eps * np.maximum(np.abs(lo), np.abs(hi))
+        for _ in range(200):  # 20 / 2**200 is far below any tolerance: ends on the bracket test
+            wide = np.flatnonzero(hi - lo > tolerance)
+            if not wide.size:
+                break
+            mid = (lo[wide] + hi[wide]) / 2
+            above = excess(mid, wide) > 0
+            lo[wide[above]], hi[wide[~above]] = mid[above], mid[~above]
+        sigma = np.exp((lo + hi) / 2)
+        for k in np.flatnonzero(~((sigma >= SCALE_MIN) & (sigma <= SCALE_MAX))):
+            out_of_range(int(k), float(sigma[k]))
+        return sigma.reshape(shape)
 
     @classmethod
     def _classic(cls, epsilon: float, delta: float, sensitivity: float) -> Gaussian:

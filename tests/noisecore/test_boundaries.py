@@ -6,6 +6,7 @@ import pytest
 
 from noisecore import Gaussian
 from noisecore.boundaries import LinearBoundary, MixtureBoundary, gaussian_composition_epsilon, gaussian_variance
+from tests.noisecore import oracles
 
 
 def test_linear_boundary_formula_and_inverse():
@@ -107,6 +108,54 @@ def test_boundary_crossing_frequency_at_most_delta(bound):
 def test_bad_boundary_input(make):
     with pytest.raises(ValueError, match=r"delta|rho|a must|sensitivity|epsilon|t must"):
         make()
+
+
+@pytest.mark.parametrize(("delta", "sens"), [(1e-6, 1.0), (1e-10, 3.0), (0.2, 0.01)])
+def test_gaussian_variance_solves_many_epsilons_at_once(delta, sens):
+    """An array of epsilons is solved in one pass: every variance meets its delta (an mpmath
+    quadrature of the privacy-loss law) and is the least that does (0.1% less breaks it), each
+    element agrees with the same epsilon alone, and the input's shape is kept."""
+    eps = np.geomspace(1e-3, 300.0, 60)
+    var = gaussian_variance(eps, delta=delta, sensitivity=sens)
+    assert isinstance(var, np.ndarray) and var.shape == eps.shape
+    for e, v in zip(eps[::6], var[::6], strict=True):
+        sigma = math.sqrt(v)
+        assert float(oracles.gaussian_delta(e, sigma, sens)) == pytest.approx(delta, rel=1e-8)
+        assert float(oracles.gaussian_delta(e, sigma * 0.999, sens)) > delta
+    alone = [gaussian_variance(float(e), delta=delta, sensitivity=sens) for e in eps]
+    np.testing.assert_allclose(var, alone, rtol=1e-12)
+    assert gaussian_variance(eps.reshape(6, 10), delta=delta, sensitivity=sens).shape == (6, 10)
+    assert isinstance(gaussian_variance(0.5, delta=delta, sensitivity=sens), float)
+
+
+def test_gaussian_variances_name_bad_epsilons():
+    for bad in ([0.5, 0.0], [0.5, -1.0]):
+        with pytest.raises(ValueError, match="epsilon must be > 0"):
+            gaussian_variance(bad, delta=1e-6)
+    with pytest.raises(ValueError, match="epsilon must not contain NaN"):
+        gaussian_variance([0.5, math.nan], delta=1e-6)
+    with pytest.raises(TypeError, match="epsilon must be a real number"):
+        gaussian_variance(["0.5"], delta=1e-6)
+    # a sigma out of range names the epsilon that needs it
+    with pytest.raises(ValueError, match=r"epsilon=1e\+300, delta=1e-06, sensitivity=1 give sigma"):
+        gaussian_variance([1.0, 1e300], delta=1e-6)
+
+
+def test_pdp_gaussian_variance_for_many_epsilons_matches_mpmath():
+    from noisecore import gaussian_pdp_variance
+
+    eps = np.geomspace(1e-4, 1e4, 41)
+    for delta, sens in ((1e-6, 1.0), (0.3, 2.5)):
+        var = gaussian_pdp_variance(eps, delta=delta, sensitivity=sens)
+        with mpmath.workdps(50):  # sqrt(z^2 + 2 eps) - z cancels: 50 digits keep it exact
+            z = -mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(delta) - 1)  # Phi^-1(1 - delta)
+            exact = [float((sens / (mpmath.sqrt(z * z + 2 * mpmath.mpf(e)) - z)) ** 2) for e in eps]
+        np.testing.assert_allclose(var, exact, rtol=1e-12)
+        assert var.shape == eps.shape
+    with pytest.raises(ValueError, match="epsilon must be > 0"):
+        gaussian_pdp_variance([1.0, 0.0], delta=1e-6)
+    with pytest.raises(ValueError, match=r"epsilon=1e-300.* give the standard deviation"):
+        gaussian_pdp_variance([1.0, 1e-300], delta=1e-6)
 
 
 def test_pdp_gaussian_validates_and_exceeds_the_dp_gaussian():
