@@ -138,7 +138,7 @@ class Gaussian(NoiseDistribution):
         self.sigma = scale_param("sigma", sigma)
 
     @staticmethod
-    def _log_delta(epsilon: float | FloatArray, sigma: float, sensitivity: float) -> FloatArray:
+    def _log_delta(epsilon: float | FloatArray, sigma: float | FloatArray, sensitivity: float) -> FloatArray:
         """log delta(eps), delta = Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D), cancellation-free."""
         ratio = sensitivity / sigma
         with np.errstate(over="ignore"):
