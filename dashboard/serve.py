@@ -454,7 +454,7 @@ def read_panel_config_without_import() -> bool:
         return True
     if not callable(method) or not hasattr(config_class, "_globals"):
         return False
-    read = object.__getattribute__
+    read = super(config_class, config_class).__getattribute__  # what Panel's super() call finds
     per_session = frozenset(PER_SESSION_LISTS)
 
     def config_getattribute(self, attr):
