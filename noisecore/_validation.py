@@ -120,6 +120,15 @@ def nonnegative_array(name: str, value: object) -> npt.NDArray[np.float64]:
     return arr
 
 
+def positive_array(name: str, value: object) -> npt.NDArray[np.float64]:
+    """Return ``value`` as a finite float array of entries > 0, else raise naming ``name`` and the first
+    entry that is not."""
+    arr = real_array(name, value)
+    if (arr <= 0).any():
+        raise ValueError(f"{name} must be > 0, got {arr[arr <= 0].flat[0]:g}")
+    return arr
+
+
 def vector_value(name: str, value: object) -> npt.NDArray[np.float64]:
     """A scalar or 1-d vector of finite reals, returned as a fresh 1-d float array."""
     arr = real_array(name, value)

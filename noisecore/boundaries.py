@@ -17,7 +17,7 @@ import numpy.typing as npt
 from scipy import optimize, special
 
 from ._base import FloatArray, FloatOrArray, Immutable, _output
-from ._validation import SCALE_MAX, SCALE_MIN, derived_scale, in_open_interval, positive, real_array
+from ._validation import SCALE_MAX, SCALE_MIN, derived_scale, in_open_interval, positive, positive_array, real_array
 from ._validation import scale as scale_param
 from .distributions import Gaussian
 
@@ -384,14 +384,6 @@ def _least_time_scan(psi: Callable[[FloatArray], FloatArray], eps: float, lo: fl
     return float(right)
 
 
-def _positive_array(name: str, value: npt.ArrayLike) -> FloatArray:
-    """``value`` as a float array of finite numbers > 0; an error names ``name``."""
-    arr = real_array(name, value)
-    if (arr <= 0).any():
-        raise ValueError(f"{name} must be > 0, got {arr[arr <= 0].flat[0]:g}")
-    return arr
-
-
 def gaussian_variance(epsilon: npt.ArrayLike, *, delta: float, sensitivity: float = 1.0) -> FloatOrArray:
     """Variance a single Gaussian release needs for (epsilon, delta)-DP (exact, Balle & Wang).
 
@@ -423,7 +415,7 @@ def gaussian_variance(epsilon: npt.ArrayLike, *, delta: float, sensitivity: floa
     ----------
     [BW18] (Balle & Wang).
     """
-    eps = _positive_array("epsilon", epsilon)
+    eps = positive_array("epsilon", epsilon)
     delta = in_open_interval("delta", delta, 0.0, 1.0)
     sigma = Gaussian._analytic_sigmas(eps, delta, scale_param("sensitivity", sensitivity))
     return _output(sigma * sigma, eps)
@@ -465,7 +457,7 @@ def gaussian_pdp_variance(epsilon: npt.ArrayLike, *, delta: float, sensitivity: 
     ----------
     Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Theorem 3.4.
     """
-    eps = _positive_array("epsilon", epsilon)
+    eps = positive_array("epsilon", epsilon)
     delta = in_open_interval("delta", delta, 0.0, 1.0)
     D = scale_param("sensitivity", sensitivity)
     z = -float(special.ndtri(delta))

@@ -250,11 +250,12 @@ class Gaussian(NoiseDistribution):
             derived_scale("sigma", sigma, epsilon=float(eps[k]), delta=delta, sensitivity=sensitivity)
 
         lo, hi = np.full(eps.shape, log_sens - 10.0), np.full(eps.shape, log_sens + 10.0)
-        while (low := np.flatnonzero(excess(lo, np.arange(eps.size)) < 0)).size:
-            lo[low] -= 10.0
+        low = high = np.arange(eps.size)  # the entries not yet bracketed from below / above
+        while (low := low[excess(lo[low], low) < 0]).size:
+            lo[low] -= 10.0  # all of them still at the same (lowest) bound
             if lo[low[0]] < math.log(SCALE_MIN) - 10:
                 out_of_range(int(low[0]), 0.0)
-        while (high := np.flatnonzero(excess(hi, np.arange(eps.size)) > 0)).size:
+        while (high := high[excess(hi[high], high) > 0]).size:
             hi[high] += 10.0
             if hi[high[0]] > math.log(SCALE_MAX) + 10:
                 out_of_range(int(high[0]), math.inf)
