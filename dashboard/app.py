@@ -26,7 +26,7 @@ from panel.util import edit_readonly
 from dashboard.compute import ComputePool
 from dashboard.escape import plain
 from dashboard.explorer import ExperimentSpec, available_sources, chunk_calls, level_grid, prepare
-from dashboard.models import DEFAULTS, ExperimentSettings, Settings
+from dashboard.models import DEFAULTS, ExperimentSettings, Settings, right_kind
 from dashboard.palette import HEADER
 from dashboard.server_logging import quiet_closed_tabs
 from dashboard.tabs import REGISTRY, tab_index, view_class
@@ -119,6 +119,27 @@ if (!window.noiselabHistory) {
   };
 }
 """
+
+# when the page's websocket closes (the server stopped or the network went), the page says so at once
+# and offers a reload: without it sliders still moved and headlines and plots stayed stale, silently
+CONNECTION_LOST_TEXT = "The connection to the lab's server was lost: this page no longer updates."
+CONNECTION_LOST_JS = """
+if (!document.getElementById('noiselab-connection-lost')) {
+  const banner = document.createElement('div');
+  banner.id = 'noiselab-connection-lost';
+  banner.className = 'noiselab-connection-lost';
+  banner.setAttribute('role', 'alert');
+  const text = document.createElement('span');
+  text.textContent = TEXT + ' ';
+  const reload = document.createElement('button');
+  reload.type = 'button';
+  reload.textContent = 'Reload the page';
+  reload.addEventListener('click', () => window.location.reload());
+  banner.append(text, reload);
+  document.body.prepend(banner);
+  reload.focus();
+}
+""".replace("TEXT", json.dumps(CONNECTION_LOST_TEXT))
 
 # large type and presenter mode from the address (?big=true, ?present=1): the toggles' own callbacks
 # run only when they change
@@ -247,7 +268,9 @@ class NoiseLab(pn.viewable.Viewer):
         self._activate(0, now=True)
         self.tabs.param.watch(lambda event: self._activate(event.new, deferred=True), "active")
         self.tour = TourPanel(self.settings, self.show_step)
-        self.intro = pn.pane.Markdown(INTRO, sizing_mode="stretch_width", css_classes=["noiselab-intro"])
+        self.intro = pn.pane.Markdown(
+            INTRO, sizing_mode="stretch_width", css_classes=["noiselab-intro"], disable_math=True
+        )
         self.present_toggle = pn.widgets.Toggle.from_param(
             self.settings.param.present,
             label="Present (P)",
@@ -370,6 +393,8 @@ class NoiseLab(pn.viewable.Viewer):
                         value = tuple(value)
                         if attr != "levels" or len(value) != 2 or not value[0] < value[1]:
                             raise ValueError(name)
+                    elif not (value is None or right_kind(config.param[attr], value)):
+                        raise TypeError(name)
                     if getattr(config, attr) != value:
                         setattr(config, attr, value)
             except (ValueError, TypeError, OverflowError):
@@ -663,7 +688,8 @@ def create_app(
     """Build a fresh app: called once per browser session by the server (``pool`` is the server's
     compute pool, shared by its sessions; ``assets`` the route where it serves ``dashboard/assets``,
     else the logo and fonts are inlined into the page)."""
-    notice = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
+    # the address's ignored keys and values: shown as text, never typeset (disable_math) or rendered
+    notice = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width", disable_math=True)
     settings = lab.settings if lab is not None else Settings()
     doc = pn.state.curdoc
     served = doc is not None and doc.session_context is not None
@@ -702,6 +728,7 @@ def create_app(
         on_load = ON_LOAD_JS + SIZE_CHECK_JS + KEYS_JS + (LARGE_ON_LOAD_JS if settings.large_type else "")
         on_load += PRESENT_ON_LOAD_JS if settings.present else ""
         doc.js_on_event("document_ready", CustomJS(code=on_load))
+        doc.js_on_event("connection_lost", CustomJS(code=CONNECTION_LOST_JS))
         doc.on_session_destroyed(lambda _context: lab.end_session())
         # with several server processes a page's websocket may reach another process, which then builds
         # the session without rendering the page: Panel's style sheets must still come from this server
@@ -721,6 +748,13 @@ if pn.state.served and __name__ != "dashboard.app":
     from dashboard import app as _imported
 
     quiet_closed_tabs()
+    from dashboard.hardening import harden_running_servers
+
+    if harden_running_servers():  # only the lab's routes from now on; from the start with --setup
+        log.warning(
+            "served without --setup dashboard/panel_setup.py: the framework's extra routes were open "
+            "until this first page"
+        )
     pn.extension("katex", notifications=False)
     from bokeh.settings import settings as _bokeh_settings
 

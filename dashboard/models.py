@@ -130,7 +130,7 @@ class Settings(param.Parameterized):
             for name, value in values.items():
                 if name not in DEFAULTS:
                     refused[name] = "not a setting"
-                elif not _right_kind(self.param[name], value) or (
+                elif not right_kind(self.param[name], value) or (
                     isinstance(value, float) and not math.isfinite(value)
                 ):
                     refused[name] = f"must be {_allowed(self.param[name])}"
@@ -154,12 +154,25 @@ class Settings(param.Parameterized):
         return {name: getattr(self, name) for name in DEFAULTS}
 
 
-def _right_kind(parameter, value) -> bool:
-    """A value of the kind the setting holds: true/false only for a switch, one number or word for
-    the rest (param takes True for a number, which the views then could not use)."""
+def right_kind(parameter, value) -> bool:
+    """A value of the kind the setting holds: true/false only for a switch, a whole number where the
+    setting counts (param takes 2.0 for 2 and True for a number, which the views then could not use),
+    one number or word for the rest."""
     if isinstance(parameter, param.Boolean):
         return isinstance(value, bool)
-    return isinstance(value, int | float | str) and not isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if _counts(parameter):
+        return isinstance(value, int)
+    return isinstance(value, int | float | str)
+
+
+def _counts(parameter) -> bool:
+    """Whether a setting holds a whole number: an Integer, or a choice among whole numbers."""
+    if isinstance(parameter, param.Integer):
+        return True
+    objects = getattr(parameter, "objects", None) if isinstance(parameter, param.Selector) else None
+    return bool(objects) and all(isinstance(o, int) and not isinstance(o, bool) for o in objects)
 
 
 def _allowed(parameter) -> str:

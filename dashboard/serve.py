@@ -15,7 +15,6 @@ import gc
 import logging
 import math
 import os
-import re
 import signal
 import sys
 import weakref
@@ -25,56 +24,15 @@ import panel as pn
 from bokeh.settings import settings as bokeh_settings
 from panel.io.server import DocHandler
 from tornado.ioloop import PeriodicCallback
-from tornado.routing import AnyMatches, HostMatches, Rule
-from tornado.web import RequestHandler
 
 from dashboard.app import ASSETS_ROUTE, TITLE, create_app, warm_up
 from dashboard.compute import ComputePool
+from dashboard.hardening import allowed_hosts, as_host, harden
 from dashboard.server_logging import configure_logging, quiet_closed_sockets
 from dashboard.uploads import WEBSOCKET_MAX_MESSAGE_BYTES
 from noisecore._validation import positive_int
 
 log = logging.getLogger("noiselab")
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
-
-
-class _UnknownHost(RequestHandler):
-    def prepare(self):
-        log.info("refused a request for host %.60r", self.request.host)
-        self.set_status(403)
-        self.finish("This server answers only for the host names it was started with (see --allow-host).\n")
-
-
-def _as_host(address: str) -> str:
-    """An address as a Host header names it: an IPv6 literal in brackets."""
-    return f"[{address}]" if ":" in address and not address.startswith("[") else address
-
-
-def allowed_hosts(address, port, extra=()) -> list[str]:
-    """Host names (without port, lower case: browsers and tornado compare them so) the server
-    answers for."""
-    names = set(LOOPBACK_NAMES)
-    if address not in (None, "", "0.0.0.0", "::"):
-        names.add(_as_host(address.lower()))
-    for item in extra:
-        host = item.strip().lower()
-        if host.startswith("["):  # [::1]:5006
-            names.add(host.split("]")[0] + "]")
-        elif host.count(":") > 1:  # a bare IPv6 address
-            names.add(_as_host(host))
-        else:
-            names.add(host.rsplit(":", 1)[0] if host.count(":") == 1 else host)
-    return sorted(names)
-
-
-def restrict_hosts(server, hosts) -> None:
-    """Answer only requests whose Host header names one of ``hosts`` (tornado's host routing; tornado
-    lower-cases the name it matches)."""
-    app = server._tornado
-    pattern = "(?i)(" + "|".join(re.escape(h.lower()) for h in hosts) + ")$"
-    router = app.default_router
-    router.rules = [Rule(HostMatches(pattern), app.wildcard_router), Rule(AnyMatches(), [(r".*", _UnknownHost)])]
-    router.rules[-1] = router.process_rule(router.rules[-1])
 
 
 class PageQueue:
@@ -573,7 +531,35 @@ def _stop_on_signals(loop):
     """Ctrl+C or SIGTERM stop the loop between callbacks; a Python-level handler would raise anywhere,
     even inside a garbage-collection callback, where the exit is printed as a traceback and ignored."""
     for stop_signal in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(stop_signal, loop.stop)
+        loop.add_signal_handler(stop_signal, _stop_asked, loop, stop_signal)
+
+
+def _stop_asked(loop, signum):
+    loop.noiselab_stop_signal = signum
+    loop.stop()
+
+
+MAX_CONTAINED_EXITS = 100  # exits raised outside a task (a plain callback) survived before the process gives up
+
+
+def run_until_stopped(io_loop, limit: int = MAX_CONTAINED_EXITS) -> int | None:
+    """Run ``io_loop`` until a stop signal (its number is returned) or until it stops unasked (None).
+    A ``SystemExit`` or ``KeyboardInterrupt`` raised by a callback on the loop (tasks already turn theirs into errors:
+    ``dashboard.hardening.contain_exits``) is logged and the loop runs on, ``limit`` times at most."""
+    limit = positive_int("limit", limit)
+    loop = io_loop.asyncio_loop
+    for _ in range(limit):
+        try:
+            io_loop.start()
+        except (SystemExit, KeyboardInterrupt) as exc:
+            log.error("contained %s raised on the event loop; the server carries on", type(exc).__name__)
+            continue
+        signum = getattr(loop, "noiselab_stop_signal", None)
+        if signum is None:
+            log.error("the event loop stopped without a stop signal")
+        return signum
+    log.error("%d exits raised on the event loop: this web process ends", limit)
+    return None
 
 
 def serve(
@@ -599,6 +585,7 @@ def serve(
         )
     pn.extension("katex", notifications=False)
     configure_logging()
+    parent = os.getpid()
     # Bokeh checks every new document's model graph (5-15% of a page's server time); the tests check it
     bokeh_settings.perform_document_validation.set_value(False)
     # and every callback's signature and a close match for a misspelt attribute (3-4%); the tests do both
@@ -619,7 +606,7 @@ def serve(
     if not origins:
         origins = [f"localhost:{port}", f"127.0.0.1:{port}"]
         if address not in ("127.0.0.1", "localhost", "0.0.0.0", "::"):
-            origins.append(f"{_as_host(address.lower())}:{port}")
+            origins.append(f"{as_host(address.lower())}:{port}")
     pool = pool or ComputePool()
 
     def session_app():  # one fresh app per browser session, all sharing this process's compute pool
@@ -642,17 +629,26 @@ def serve(
         websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_BYTES,
     )
     server._tornado.websocket_origins.update(bracketed)
-    queue_page_builds(server)  # in each web process: pn.serve forks before it returns
+    # in each web process (pn.serve forks before it returns): only the lab's routes and host names, and
+    # no request ends the process
+    answered = allowed_hosts(address, port, [*(hosts or []), *origins])
+    harden(server._tornado, server.io_loop.asyncio_loop, answered, ASSETS_ROUTE)
+    queue_page_builds(server)
     trim_memory_periodically(server)
-    restrict_hosts(server, allowed_hosts(address, port, [*(hosts or []), *origins]))
     if warm:  # in each web process, once it serves; in a thread, so the loop never waits for it
         server.io_loop.add_callback(server.io_loop.run_in_executor, None, warm_up, pool)
     if start:
         server.start()
         try:
-            server.io_loop.start()
+            signum = run_until_stopped(server.io_loop)
         finally:
             pool.close()
+        if signum is None or (num_procs > 1 and signum == signal.SIGTERM and os.getppid() == parent):
+            # a web process stopped alone (its parent serves on; the parent's own end stops every web
+            # process with SIGTERM, after which it has a new parent): it exits non-zero, and its parent
+            # (Tornado's fork_processes) starts a new one and logs it
+            log.warning("web process %d stopped while the server serves on: it is started again", os.getpid())
+            raise SystemExit(1)
     return server
 
 
@@ -706,16 +702,17 @@ def main(argv=None):
     except (ValueError, TypeError, OSError, ImportError) as exc:
         parser.error(str(exc))
     print(
-        f"noiselab: serving on http://{args.address}:{args.port}/ with {args.num_procs} process(es), heavy work "
-        f"on {pool.describe()} (Ctrl+C to stop)",
+        f"noiselab: serving on http://{as_host(args.address)}:{args.port}/ with {args.num_procs} process(es), "
+        f"heavy work on {pool.describe()} (Ctrl+C to stop)",
         flush=True,
     )
     try:
         serve(args.port, args.address, args.origins, args.show, num_procs=args.num_procs, pool=pool, hosts=args.hosts)
     except ValueError as exc:
         parser.error(str(exc))
-    except (KeyboardInterrupt, SystemExit):
-        pass  # Ctrl+C or SIGTERM: the one line below
+    except (KeyboardInterrupt, SystemExit) as exc:  # Ctrl+C or SIGTERM: the one line below
+        if os.getpid() != parent and exc.code not in (None, 0):
+            raise  # a web process that did not stop on a signal exits non-zero: its parent restarts it
     if os.getpid() == parent:  # forked web processes return here too
         print("noiselab: stopped", file=sys.stderr, flush=True)
 

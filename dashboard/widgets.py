@@ -225,7 +225,7 @@ def controls(settings: Settings, show_tab=None, on_reset=None) -> pn.Column:
     return pn.Column(
         preset,
         *sliders,
-        pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10)),
+        pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10), disable_math=True),
         dim,
         seed,
         pn.FlexBox(reset, large, flex_wrap="wrap"),
@@ -241,7 +241,7 @@ class TourPanel(pn.viewable.Viewer):
         super().__init__(**params)
         self.settings = settings
         self._on_step = on_step
-        self.text = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10))
+        self.text = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10), disable_math=True)
         self.start = pn.widgets.Button(
             label="Start the guided tour",
             variant="outline",

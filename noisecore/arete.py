@@ -20,10 +20,10 @@ from ._base import FloatArray, FloatOrArray, NoiseDistribution, Size, _output, c
 from ._validation import (
     MAX_ELEMENTS,
     SeedLike,
+    bounded_int,
     generator,
     in_interval,
     positive,
-    positive_int,
     real_array,
     sample_size,
     value_text,
@@ -31,6 +31,7 @@ from ._validation import (
 
 __all__ = ["Arete", "AreteShare"]
 
+MAX_SHARES = 2**53  # share counts a float holds exactly: each share's Gamma shapes alpha / n and 1 / n
 EVALUATION_CHUNK = 2**16  # points per quadrature mesh (about 23 MB at 350 bytes a point)
 
 
@@ -39,21 +40,21 @@ class AreteShare:
     """One of n i.i.d. shares whose sum is Arete(alpha, theta, lam) (paper B, Lemma 10).
 
     A share is G1 - G2 + E1 - E2 with G_i ~ Gamma(alpha/n, theta), E_i ~ Gamma(1/n, lam).
-    The parameters are validated as for ``Arete`` (and ``n`` is an integer >= 1).
+    The parameters are validated as for ``Arete`` (and ``n`` is an integer in [1, 2**53]).
 
     Parameters
     ----------
     alpha, theta, lam : float
         Parameters of the total Arete, as for ``Arete``.
     n : int
-        Number of shares, >= 1.
+        Number of shares, 1 to 2**53 (``MAX_SHARES``).
 
     Raises
     ------
     TypeError
         If a parameter is not a real number or ``n`` is not an integer.
     ValueError
-        If a parameter lies outside the Arete's verified range or ``n`` < 1.
+        If a parameter lies outside the Arete's verified range or ``n`` is outside [1, 2**53].
 
     References
     ----------
@@ -70,7 +71,7 @@ class AreteShare:
         object.__setattr__(self, "alpha", alpha)
         object.__setattr__(self, "theta", theta)
         object.__setattr__(self, "lam", lam)
-        object.__setattr__(self, "n", positive_int("n", self.n))
+        object.__setattr__(self, "n", bounded_int("n", self.n, 1, MAX_SHARES))
 
     def sample(self, size: int | tuple[int, ...] | list[int] | None = None, *, rng: SeedLike = None) -> FloatOrArray:
         """Draw shares with a numpy Generator.
@@ -406,7 +407,7 @@ class Arete(NoiseDistribution):
         Parameters
         ----------
         n : int
-            Number of parties, >= 1.
+            Number of parties, 1 to 2**53 (``MAX_SHARES``).
 
         Returns
         -------
@@ -417,13 +418,13 @@ class Arete(NoiseDistribution):
         TypeError
             If ``n`` is not an integer.
         ValueError
-            If ``n`` < 1.
+            If ``n`` is outside [1, 2**53].
 
         References
         ----------
         Paper B [PS22] (Pagh & Stausholm), Lemma 10.
         """
-        return AreteShare(self.alpha, self.theta, self.lam, positive_int("n", n))
+        return AreteShare(self.alpha, self.theta, self.lam, bounded_int("n", n, 1, MAX_SHARES))
 
     def sample_shares(
         self, n: int, *, size: int | tuple[int, ...] | list[int] | None = None, rng: SeedLike = None
@@ -433,7 +434,7 @@ class Arete(NoiseDistribution):
         Parameters
         ----------
         n : int
-            Number of parties, >= 1.
+            Number of parties, 1 to 2**53 (``MAX_SHARES``).
         size : None, int or tuple of int, optional
             Number or shape of the Arete draws (default None: one draw, shape (n,)).
         rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional

@@ -40,6 +40,14 @@ class BrownianRelease:
     value: FloatArray
     epsilon: float
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "time", positive("time", self.time))
+        value = real_array("value", self.value)
+        if value.ndim != 1 or value.size == 0:
+            raise ValueError(f"value must be a non-empty 1-d array (one entry per coordinate), got shape {value.shape}")
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
+
 
 class _LatentPath:
     """Points of one d-dimensional Brownian motion B (B(0) = 0), sampled lazily and exactly.

@@ -55,6 +55,14 @@ class ThresholdRound:
     noisy_threshold: float
     above: bool
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", positive("epsilon", self.epsilon))
+        object.__setattr__(self, "noisy_utility", real_scalar("noisy_utility", self.noisy_utility))
+        object.__setattr__(self, "noisy_threshold", real_scalar("noisy_threshold", self.noisy_threshold))
+        if not isinstance(self.above, bool | np.bool_):
+            raise TypeError(f"above must be True or False, got {type(self.above).__name__}")
+        object.__setattr__(self, "above", bool(self.above))
+
 
 class _ThresholdBase:
     """Shared state of the threshold checks: the threshold, the sensitivity and the rounds so far."""

@@ -67,8 +67,10 @@ TITLE_STYLE = (
 
 
 def text(markdown="", **kwargs) -> pn.pane.Markdown:
-    """A Markdown pane the full width of its column (every caption, readout and table)."""
-    return pn.pane.Markdown(markdown, sizing_mode="stretch_width", **kwargs)
+    """A Markdown pane the full width of its column (every caption, readout and table). Its text is never
+    typeset as maths (formulas have their own LaTeX panes): text from outside (an address, a file name)
+    shown in it could otherwise carry a maths ``href`` to ``javascript:`` as a live link."""
+    return pn.pane.Markdown(markdown, sizing_mode="stretch_width", disable_math=True, **kwargs)
 
 
 def stack(*items, **kwargs) -> pn.Column:
@@ -156,7 +158,9 @@ class BaseView(pn.viewable.Viewer):
             on_end=self._end_busy,
         )
         self.figures = []
-        self.alert = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
+        self.alert = pn.pane.Alert(
+            "", alert_type="warning", visible=False, sizing_mode="stretch_width", disable_math=True
+        )
         self.headline = text(
             "",
             margin=(0, 10),

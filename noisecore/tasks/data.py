@@ -328,12 +328,18 @@ def _csv_problem(exc: csv.Error) -> str:
 
 
 _CHUNK = 1 << 20  # characters numpy reads at a time
+_DATA_LINE = re.compile(r"^[^\S\n]*\S", re.MULTILINE)  # a line with a character other than white space
+
+
+def _data_lines(text: str) -> int:
+    """How many lines of ``text`` hold more than white space: the most rows it can give."""
+    return sum(1 for _ in _DATA_LINE.finditer(text))
 
 
 def _values(body: str, names: list[str], header_line: int, source: str) -> FloatArray:
     """The data rows, read by numpy a chunk of whole lines at a time; a chunk numpy refuses (or with
     NaN) is read again row by row, which names the first problem."""
-    values = np.empty((body.count("\n") + 1, len(names)))
+    values = np.empty((_data_lines(body), len(names)))  # blank lines take no room (a file of them asked for GiBs)
     count, start, line = 0, 0, header_line
     while start < len(body):
         end = body.find("\n", start + _CHUNK)
@@ -356,7 +362,7 @@ def _values(body: str, names: list[str], header_line: int, source: str) -> Float
 def _checked_rows(body: str, names: list[str], header_line: int, source: str) -> FloatArray:
     """Rows read one by one (text numpy refused): the values, or a ValueError naming the first bad
     line (counted from ``header_line``) and column."""
-    values = np.empty((body.count("\n") + 1, len(names)))
+    values = np.empty((_data_lines(body), len(names)))
     count = 0
     reader = csv.reader(io.StringIO(body))
     while True:
