@@ -28,6 +28,7 @@ from dashboard.escape import plain
 from dashboard.explorer import ExperimentSpec, available_sources, chunk_calls, level_grid, prepare
 from dashboard.models import DEFAULTS, ExperimentSettings, Settings, right_kind
 from dashboard.palette import HEADER
+from dashboard.panes import Text, TextAlert
 from dashboard.server_logging import quiet_closed_tabs
 from dashboard.tabs import REGISTRY, tab_index, view_class
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
@@ -268,9 +269,7 @@ class NoiseLab(pn.viewable.Viewer):
         self._activate(0, now=True)
         self.tabs.param.watch(lambda event: self._activate(event.new, deferred=True), "active")
         self.tour = TourPanel(self.settings, self.show_step)
-        self.intro = pn.pane.Markdown(
-            INTRO, sizing_mode="stretch_width", css_classes=["noiselab-intro"], disable_math=True
-        )
+        self.intro = Text(INTRO, sizing_mode="stretch_width", css_classes=["noiselab-intro"])
         self.present_toggle = pn.widgets.Toggle.from_param(
             self.settings.param.present,
             label="Present (P)",
@@ -689,7 +688,7 @@ def create_app(
     compute pool, shared by its sessions; ``assets`` the route where it serves ``dashboard/assets``,
     else the logo and fonts are inlined into the page)."""
     # the address's ignored keys and values: shown as text, never typeset (disable_math) or rendered
-    notice = pn.pane.Alert("", alert_type="warning", visible=False, sizing_mode="stretch_width", disable_math=True)
+    notice = TextAlert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
     settings = lab.settings if lab is not None else Settings()
     doc = pn.state.curdoc
     served = doc is not None and doc.session_context is not None

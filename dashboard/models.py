@@ -130,9 +130,7 @@ class Settings(param.Parameterized):
             for name, value in values.items():
                 if name not in DEFAULTS:
                     refused[name] = "not a setting"
-                elif not right_kind(self.param[name], value) or (
-                    isinstance(value, float) and not math.isfinite(value)
-                ):
+                elif not right_kind(self.param[name], value) or (isinstance(value, float) and not math.isfinite(value)):
                     refused[name] = f"must be {_allowed(self.param[name])}"
                 elif name == "tour":
                     tour = value  # last: a tour step sets the sliders itself

@@ -10,6 +10,7 @@ import param
 from bokeh.models import CustomJSTickFormatter
 
 from .models import Settings
+from .panes import Text
 from .tour import GLOSSARY, PRESET_NOTES, PRESETS, TOUR
 
 # the Bokeh Toggle holds its state in `active` (`value` is Panel's name; read in the browser it was
@@ -225,7 +226,7 @@ def controls(settings: Settings, show_tab=None, on_reset=None) -> pn.Column:
     return pn.Column(
         preset,
         *sliders,
-        pn.pane.Markdown("dimension **d** of f(x)", margin=(5, 10, 0, 10), disable_math=True),
+        Text("dimension **d** of f(x)", margin=(5, 10, 0, 10)),
         dim,
         seed,
         pn.FlexBox(reset, large, flex_wrap="wrap"),
@@ -241,7 +242,7 @@ class TourPanel(pn.viewable.Viewer):
         super().__init__(**params)
         self.settings = settings
         self._on_step = on_step
-        self.text = pn.pane.Markdown("", sizing_mode="stretch_width", margin=(0, 10), disable_math=True)
+        self.text = Text("", sizing_mode="stretch_width", margin=(0, 10))
         self.start = pn.widgets.Button(
             label="Start the guided tour",
             variant="outline",

@@ -23,6 +23,7 @@ from ..escape import plain
 from ..jobs import Jobs
 from ..models import Settings
 from ..palette import PALETTE
+from ..panes import Text, TextAlert
 
 __all__ = ["PALETTE", "TABLE_SCROLL", "BaseView", "finite", "flex_row", "fmt", "new_figure"]
 
@@ -70,7 +71,7 @@ def text(markdown="", **kwargs) -> pn.pane.Markdown:
     """A Markdown pane the full width of its column (every caption, readout and table). Its text is never
     typeset as maths (formulas have their own LaTeX panes): text from outside (an address, a file name)
     shown in it could otherwise carry a maths ``href`` to ``javascript:`` as a live link."""
-    return pn.pane.Markdown(markdown, sizing_mode="stretch_width", disable_math=True, **kwargs)
+    return Text(markdown, sizing_mode="stretch_width", **kwargs)
 
 
 def stack(*items, **kwargs) -> pn.Column:
@@ -158,9 +159,7 @@ class BaseView(pn.viewable.Viewer):
             on_end=self._end_busy,
         )
         self.figures = []
-        self.alert = pn.pane.Alert(
-            "", alert_type="warning", visible=False, sizing_mode="stretch_width", disable_math=True
-        )
+        self.alert = TextAlert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.headline = text(
             "",
             margin=(0, 10),
