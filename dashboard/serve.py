@@ -629,6 +629,7 @@ def serve(
         websocket_max_message_size=WEBSOCKET_MAX_MESSAGE_BYTES,
     )
     server._tornado.websocket_origins.update(bracketed)
+    _stop_on_signals(server.io_loop.asyncio_loop)  # again: pn.serve put its own SIGINT handler in place
     # in each web process (pn.serve forks before it returns): only the lab's routes and host names, and
     # no request ends the process
     answered = allowed_hosts(address, port, [*(hosts or []), *origins])

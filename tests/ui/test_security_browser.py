@@ -262,6 +262,8 @@ def test_the_stop_request_from_another_sites_page_leaves_the_lab_answering(watch
         f'<img id="b" src="{server_url}components/antigravity/a/b/c"></body></html>'
     )
 
+    (tmp_path / "favicon.ico").write_bytes(b"")  # that page's own icon request is answered
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, directory=str(tmp_path), **kwargs)
