@@ -225,6 +225,6 @@ def harden_running_servers(assets: str | None = None) -> int:
         if "*" in (getattr(app, "websocket_origins", None) or ()):
             log.warning("websocket origins are '*': only loopback host names are answered")
         harden(app, asyncio.get_event_loop(), allowed_hosts(None, None, origins), assets)
-        app._noiselab_hardened = True
+        app._noiselab_hardened = True  # type: ignore[attr-defined]
         done += 1
     return done

@@ -169,7 +169,7 @@ def _counts(parameter) -> bool:
     """Whether a setting holds a whole number: an Integer, or a choice among whole numbers."""
     if isinstance(parameter, param.Integer):
         return True
-    objects = getattr(parameter, "objects", None) if isinstance(parameter, param.Selector) else None
+    objects = list(getattr(parameter, "objects", None) or ()) if isinstance(parameter, param.Selector) else []
     return bool(objects) and all(isinstance(o, int) and not isinstance(o, bool) for o in objects)
 
 
