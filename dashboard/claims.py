@@ -5,11 +5,12 @@ Each function returns a :class:`Claim`: the Markdown text a view places, the fig
 (op one of ``"<"``, ``">"``, ``"<="``, ``">="``). ``tests/dashboard/test_claims.py`` checks every
 comparison against the numbers and recomputes the figures independently over random settings.
 
-Privacy statements follow paper A's hypotheses: a stop that reads only the releases or public
-data costs psi(T_N) (Corollary 3.7); a stop that reads private data goes through
-ReducedAboveThreshold and costs 2 psi(T_N) (Corollary 5.2). Baselines are the strongest ones:
-independent Gaussian releases at the same variances composed exactly (their privacy losses add)
-at the same delta, and noises compared at the same epsilon.
+Privacy statements follow paper A's hypotheses and price a stop by what it reads: a stop fixed before
+anything is released costs one Gaussian release at T_N (the earlier releases are a post-processing of
+the last); a stop that reads the releases or public data costs psi(T_N) (Corollary 3.7); a stop that
+reads private data goes through ReducedAboveThreshold and costs 2 psi(T_N) (Corollary 5.2). Every stop is
+shown beside every honest alternative at the same delta (one release at T_N, psi(T_N), the same releases
+as independent Gaussian releases composed exactly), and noises are compared at the same epsilon.
 
 numpy and noisecore only (no Panel, no Bokeh, no scenarios import: the story records are passed in).
 """
@@ -97,41 +98,93 @@ def _versus(cheap_name, cheap, dear_name, dear):
 
 
 # --- Brownian rewind ------------------------------------------------------------------------
+def _more(name, value, base_name, base):
+    """"(Nx more)" for a figure above its base, with the comparison those words make."""
+    return f"({fmt(value / base, 3)}x more)", ((name, ">", base_name),)
+
+
+def _composition_words(sc, k, cost_name, cost):
+    """The exact composition of the same releases against a cost: the words and their comparison."""
+    comp = float(sc.frame_composition[k])
+    if comp > cost:
+        words, comparisons = _more("composition", comp, cost_name, cost)
+        return f"would cost {fmt(comp, 3)} {words}", comparisons
+    return (
+        f"would cost {fmt(comp, 3)}, not more: with this few releases the boundary's price outweighs the saving",
+        (("composition", "<=", cost_name),),
+    )
+
+
 def rewind_headline(sc) -> Claim:
-    """The rewind's headline: what the stop costs against the exact composition of the same releases."""
+    """The rewind's headline: what the stop costs, priced by what the rule reads, against every honest
+    alternative at the same delta: one Gaussian release at T_N (what a stop fixed in advance costs), the
+    time-uniform price psi(T_N), and the same releases as independent Gaussian releases composed exactly."""
     k = sc.stop_frame
     figures = {"target": sc.target, "last_epsilon": float(sc.frame_epsilon[-1])}
+    delta = fmt(sc.delta, 2)
     if k < 0:
+        if sc.stop_rule == "decide":
+            figures.update(cost=float(sc.stop_epsilon), cutoff=sc.cutoff)
+            return Claim(
+                f"##### No release's interval leaves out the cut-off {fmt(sc.cutoff, 3)} by epsilon = "
+                f"{fmt(sc.frame_epsilon[-1], 3)}, so the analyst never decides; all {len(sc.frame_times)} releases "
+                f"cost psi(T_last) = {fmt(sc.stop_epsilon, 3)}. Raise epsilon or the target (the cut-off sits "
+                f"{fmt((sc.cutoff - float(sc.value[0])) / sc.target, 2)} target errors from f(x)).",
+                figures,
+            )
         return Claim(
             f"##### No release reaches the target error {fmt(sc.target, 3)} by epsilon = "
             f"{fmt(sc.frame_epsilon[-1], 3)}: raise epsilon or the target.",
             figures,
         )
-    cost, comp = float(sc.stop_epsilon), float(sc.frame_composition[k])
-    figures.update(releases=k + 1, cost=cost, composition=comp, error=float(sc.frame_error[k]))
-    if sc.stop_rule == "confidence" and k == 0:
-        return Claim(
-            f"##### The first, noisiest release already stops: its noise level alone says the error is within "
-            f"the target {fmt(sc.target, 3)}, so there is nothing to rewind; it costs ex-post epsilon "
-            f"{fmt(cost, 3)}. Lower epsilon or the target to see the rewind pay off.",
-            figures,
-        )
-    if sc.stop_rule == "confidence":
-        if cost < comp:
-            figures["ratio"] = comp / cost
-            return Claim(
-                f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(cost, 3)}. The same {k + 1} "
-                f"releases as independent Gaussian releases, composed exactly, would cost {fmt(comp, 3)} "
-                f"({fmt(comp / cost, 3)}x more; both hold with probability 1 - {fmt(sc.delta, 2)}).",
-                figures,
-                (("cost", "<", "composition"),),
+    cost, psi, single = float(sc.stop_epsilon), float(sc.frame_epsilon[k]), float(sc.frame_single[k])
+    comp = float(sc.frame_composition[k])
+    figures.update(
+        releases=k + 1, cost=cost, psi=psi, single=single, composition=comp, error=float(sc.frame_error[k])
+    )
+    if sc.stop_rule == "decide":
+        released = float(sc.frame_values[k, 0])
+        right = (released < sc.cutoff) == (float(sc.value[0]) < sc.cutoff)
+        figures.update(cutoff=sc.cutoff, released=released, truth=float(sc.value[0]), ratio=psi / single)
+        side = "<" if sc.stop_decision == "below" else ">"
+        verdict = "right" if right else "wrong: a risk the intervals allow (10% over all releases)"
+        price_cmp = (("psi", ">", "single"),)
+        if k == 0:
+            comp_sentence, comp_cmp = "The first release already decides: there was nothing to rewind.", ()
+        else:
+            comp_words, comp_cmp = _composition_words(sc, k, "cost", cost)
+            comp_sentence = (
+                f"The same {k + 1} releases as independent Gaussian releases, composed exactly, {comp_words}."
             )
         return Claim(
-            f"##### Stopping at release {k + 1} costs ex-post epsilon {fmt(cost, 3)}, not less than the "
-            f"{fmt(comp, 3)} that {k + 1} independent Gaussian releases composed exactly would cost: with this few "
-            "releases the time-uniform boundary's price outweighs the saving. Lower the target to rewind further.",
+            f"##### The analyst stops at release {k + 1}, the first whose interval leaves out the public cut-off "
+            f"{fmt(sc.cutoff, 3)}, and decides f(x) is {sc.stop_decision} it ({verdict}). The stop reads the "
+            f"releases, so it pays the time-uniform price psi(T_N) = {fmt(cost, 3)}. Had release {k + 1} been "
+            f"fixed in advance, one Gaussian release would cost {fmt(single, 3)}: deciding as you go costs "
+            f"{fmt(psi / single, 3)}x that. {comp_sentence} All hold with probability 1 - {delta}.",
             figures,
-            (("cost", ">=", "composition"),),
+            (("cost", "<=", "psi"), ("cost", ">=", "psi"), ("released", side, "cutoff"), *price_cmp, *comp_cmp),
+        )
+    if sc.stop_rule == "confidence":
+        price_words, price_cmp = _more("psi", psi, "single", single)
+        if k == 0:
+            tail = "There is nothing to rewind: lower epsilon or the target to see the releases before it."
+            comp_cmp: tuple = ()
+        else:
+            comp_words, comp_cmp = _more("composition", comp, "single", single)
+            tail = (
+                f"The same {k + 1} releases as independent Gaussian releases, composed exactly, would cost "
+                f"{fmt(comp, 3)} {comp_words}."
+            )
+        return Claim(
+            f"##### Release {k + 1} is the first whose noise level alone says the error is within the target "
+            f"{fmt(sc.target, 3)}: a stop fixed before anything is released. It needs no rewind: release {k + 1} "
+            f"(and the noisier ones before it, a post-processing of it) costs one Gaussian release, ex-post "
+            f"epsilon {fmt(cost, 3)} (probability 1 - {delta}); the time-uniform boundary would charge "
+            f"psi(T_N) = {fmt(psi, 3)} {price_words}, a price only a stop that reads the releases has to pay. "
+            + tail,
+            figures,
+            (("cost", "<=", "single"), ("cost", ">=", "single"), *price_cmp, *comp_cmp),
         )
     if sc.stop_rule == "rat":
         false_halt = sc.frame_error[k] > sc.target
@@ -142,11 +195,15 @@ def rewind_headline(sc) -> Claim:
         )
         words, comparisons = _versus("cost", cost, "composition", comp)
         return Claim(
-            f"##### The private check halts at release {k + 1}{halt} and costs 2 psi(T_N) = {fmt(cost, 3)}: "
-            f"twice the public stop at that release, {words} the {fmt(comp, 3)} of the same {k + 1} releases "
-            "as independent Gaussian releases composed exactly (before paying for any check).",
+            f"##### The private check halts at release {k + 1}{halt} and costs 2 psi(T_N) = {fmt(cost, 3)}: it "
+            f"reads the private error, so it pays twice the price of a stop that reads only the releases. Fixed "
+            f"in advance, release {k + 1} alone would cost {fmt(single, 3)}; the cost is {words} the "
+            f"{fmt(comp, 3)} of the same {k + 1} releases as independent Gaussian releases composed exactly "
+            "(before paying for any check).",
             figures,
-            comparisons + ((("error", ">", "target"),) if false_halt else (("error", "<=", "target"),)),
+            comparisons
+            + (("single", "<", "cost"),)
+            + ((("error", ">", "target"),) if false_halt else (("error", "<=", "target"),)),
         )
     return Claim(
         f"##### Peeking at the private error stops at release {k + 1}, but then no privacy guarantee holds: "
@@ -164,9 +221,37 @@ def rewind_stop_readout(sc) -> Claim:
         figures.update(
             error=float(sc.frame_error[k]),
             cost=float(sc.stop_epsilon),
+            psi=float(sc.frame_epsilon[k]),
+            single=float(sc.frame_single[k]),
             composition=float(sc.frame_composition[k]),
             composition_dp=float(sc.stop_composition_dp),
             psi_sum=float(sc.frame_psi_sum[k]),
+        )
+        baselines = (
+            f"the same releases as independent Gaussian releases, composed exactly, cost "
+            f"{fmt(sc.frame_composition[k], 3)} with the same probabilistic guarantee "
+            f"({fmt(sc.stop_composition_dp, 3)} as plain (epsilon, delta)-DP, a weaker guarantee); a plain sum "
+            f"of the psi values would charge {fmt(sc.frame_psi_sum[k], 3)}."
+        )
+    if sc.stop_rule == "decide":
+        if k < 0:
+            return Claim(
+                f"No release's interval leaves out the public cut-off {fmt(sc.cutoff, 3)}: the analyst releases "
+                f"all {len(sc.frame_times)} and pays psi(T_last) = {fmt(sc.stop_epsilon, 3)} (delta {delta}).",
+                figures,
+            )
+        released, half = float(sc.frame_values[k, 0]), float(sc.frame_interval[k])
+        figures.update(released=released, interval=half, cutoff=sc.cutoff)
+        return Claim(
+            f"**Stop at release {k + 1}**: its interval {fmt(released, 3)} ± {fmt(half, 3)} lies wholly "
+            f"{sc.stop_decision} the public cut-off {fmt(sc.cutoff, 3)}, so the analyst decides. Each interval "
+            f"is wide enough that all {len(sc.frame_times)} hold at once with probability 90%, so looking at every "
+            f"release does not raise the risk of a wrong decision above 10%. The rule reads the releases and the "
+            f"cut-off, never the private data: all {k + 1} releases cost **ex-post epsilon psi(T_N) = "
+            f"{fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 3.7). Fixed in advance, release "
+            f"{k + 1} alone would cost {fmt(sc.frame_single[k], 3)}; " + baselines,
+            figures,
+            ((("released", "<", "cutoff"),) if sc.stop_decision == "below" else (("released", ">", "cutoff"),)),
         )
     if sc.stop_rule == "confidence":
         if k < 0:
@@ -179,14 +264,13 @@ def rewind_stop_readout(sc) -> Claim:
         return Claim(
             f"**Stop at release {k + 1}**: its noise level alone (public) says the error is at most {target} with "
             f"probability at least {percent(sc.confidence)}; this path's error {fmt(sc.frame_error[k], 3)} is "
-            f"{'within' if met else '**not** within'} the target. The stop reads no private data, so all {k + 1} "
-            f"releases cost **ex-post epsilon {fmt(sc.stop_epsilon, 3)}** = psi(T_N) (delta {delta}). Baseline: "
-            f"the same releases as independent Gaussian releases, composed exactly, cost "
-            f"{fmt(sc.frame_composition[k], 3)} with the same probabilistic guarantee "
-            f"({fmt(sc.stop_composition_dp, 3)} as plain (epsilon, delta)-DP, a weaker guarantee); a plain sum "
-            f"of the psi values would charge {fmt(sc.frame_psi_sum[k], 3)}.",
+            f"{'within' if met else '**not** within'} the target. The stop is fixed before anything is "
+            f"released (it reads only the noise schedule), so the earlier releases are a post-processing of "
+            f"this one and all {k + 1} cost **one Gaussian release: ex-post epsilon {fmt(sc.stop_epsilon, 3)}** "
+            f"(delta {delta}). The time-uniform boundary would charge psi(T_N) = {fmt(sc.frame_epsilon[k], 3)}; "
+            + baselines,
             figures,
-            (("error", "<=" if met else ">", "target"),),
+            (("error", "<=" if met else ">", "target"), ("cost", "<", "psi")),
         )
     if sc.stop_rule == "rat":
         if k < 0:
@@ -201,12 +285,16 @@ def rewind_stop_readout(sc) -> Claim:
             if met
             else f"**not** within the target {target}: a false halt, the check is noisy"
         )
+        # ReducedAboveThreshold's query noise at this release: Laplace of scale 4D / epsilon_n
+        scale = 4 * float(sc.sensitivity) / float(sc.frame_epsilon[k])
+        figures["check_scale"] = scale
         return Claim(
             f"**ReducedAboveThreshold halts at release {k + 1}** after checking the private error, which is "
             f"{fmt(sc.frame_error[k], 3)}: {verdict}. A check on private data is paid for: "
             f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2). "
-            "Here the check's noise (scale 4D/epsilon_n) is as large as the error it checks, so many halts miss "
-            "the target; the RAT tab checks a utility averaged over many records, with less noise per record.",
+            f"The check adds Laplace noise of scale 4D/epsilon_n = {fmt(scale, 3)} against a target of {target}, "
+            "so a halt can miss the target; the RAT tab checks a utility averaged over many records, with less "
+            "noise per record.",
             figures,
             (("error", "<=" if met else ">", "target"),),
         )

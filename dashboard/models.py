@@ -17,7 +17,7 @@ DEFAULTS: dict[str, Any] = {
     "sensitivity": 1.0,
     "dim": 1,
     "seed": 0,
-    "stop_rule": "confidence",
+    "stop_rule": "decide",
     "arete_source": "calibrated",
     "alpha": 0.0756,
     "theta": 0.63,
@@ -64,11 +64,12 @@ class Settings(param.Parameterized):
     )
     stop_rule: param.Selector[str] = param.Selector(
         default=DEFAULTS["stop_rule"],
-        objects=["confidence", "rat", "peek"],
-        doc="How the rewind stops: 'confidence' reads only the public noise level (pays "
-        "psi(T_N)); 'rat' checks the private error through ReducedAboveThreshold (pays "
-        "2 psi(T_N)); 'peek' looks at the private error directly: a counter-example "
-        "with no privacy guarantee.",
+        objects=["decide", "confidence", "rat", "peek"],
+        doc="How the rewind stops: 'decide' reads the releases (stops once a release's interval leaves "
+        "out a public cut-off; pays psi(T_N)); 'confidence' is fixed before anything is released (the "
+        "noise level alone; pays one Gaussian release at T_N); 'rat' checks the private error through "
+        "ReducedAboveThreshold (pays 2 psi(T_N)); 'peek' looks at the private error directly: a "
+        "counter-example with no privacy guarantee.",
     )
     arete_source: param.Selector[str] = param.Selector(
         default=DEFAULTS["arete_source"],

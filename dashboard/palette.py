@@ -48,6 +48,7 @@ PALETTE = {
     "expected": BLACK,
     "bound": REDDISH_PURPLE,
     "target": BLUISH_GREEN,
+    "cutoff": REDDISH_PURPLE,
     "false halt": VERMILLION,
     # paper A's experiments
     "bm": BLUE,
@@ -61,7 +62,7 @@ GROUPS = {
     "boundaries": ("mixture", "linear", "gaussian", "pdp"),
     "rules": ("hold-out", "AboveThreshold", "RAT"),
     "rat run": ("RAT", "threshold", "stop", "false halt"),
-    "rewind walk": ("walk", "current", "stop", "truth"),
+    "rewind walk": ("walk", "current", "stop", "truth", "cutoff"),
     "rewind privacy": ("psi", "composition", "neighbour"),
     "rewind error": ("error", "expected", "bound", "target"),
     "experiment curves": ("bm", "lnr", "truth", "target"),

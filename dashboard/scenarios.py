@@ -6,7 +6,9 @@ from which child streams are spawned, and returns a frozen dataclass of numpy ar
 mathematics lives in ``noisecore``; this module only arranges it into the scenes the views show.
 
 Privacy statements follow paper A's hypotheses:
-- a stop that reads only the releases or public information costs psi(T_N) (Corollary 3.7);
+- a stop fixed before anything is released costs one Gaussian release at T_N (the earlier releases are
+  a post-processing of the last);
+- a stop that reads the releases or public information costs psi(T_N) (Corollary 3.7);
 - a stop that reads the private data goes through ReducedAboveThreshold and costs
   2 psi(T_N) (Corollary 5.2); peeking at the private error directly has no guarantee at all.
 """
@@ -30,6 +32,7 @@ from noisecore import (
     ReducedAboveThreshold,
     Staircase,
     gaussian_composition_epsilon,
+    gaussian_pdp_epsilon,
     gaussian_pdp_variance,
     gaussian_variance,
     simulate_above_threshold_stopping,
@@ -61,6 +64,7 @@ from .claims import (
 __all__ = [
     "LOCAL_SEARCH_SETS",
     "RAT_SPAN",
+    "STOP_PRICES",
     "STOP_RULES",
     "BoundaryCurves",
     "Claim",
@@ -117,14 +121,24 @@ def mixture_boundary(*, delta, rho, sensitivity=1.0) -> MixtureBoundary:
     return MixtureBoundary(delta, positive("rho", rho) * sensitivity**2, sensitivity=sensitivity)
 
 
-# --- Brownian rewind ----------------------------------------------------------------------
+# --- Brownian rewind ---------------------------------------------------------------------
+# What each rule reads decides what its stop costs (paper A): a stop fixed before anything is released
+# needs no rewind (the earlier releases are a post-processing of the last: one Gaussian release at T_N);
+# a stop that reads the releases pays the time-uniform boundary psi(T_N) (Corollary 3.7); a check on
+# the private data goes through ReducedAboveThreshold, 2 psi(T_N) (Corollary 5.2); peeking pays nothing
+# valid.
 STOP_RULES = {
-    "confidence": "public: stop once the noise level alone says the release is within the target "
-    "with 90% probability (reads only T_n)",
+    "decide": "reads the releases: stop at the first release whose 90% interval (wide enough to hold at "
+    "every release at once) lies wholly below or above the public cut-off; pays psi(T_N)",
+    "confidence": "fixed in advance: stop at the first release whose noise level alone says the error is "
+    "within the target with 90% probability (reads only the noise schedule); pays one Gaussian release at T_N",
     "rat": "private check through ReducedAboveThreshold (reads the private error; pays 2 psi(T_N))",
     "peek": "counter-example: stop at the first release whose true error is within the target "
     "(reads the private data; no privacy guarantee)",
 }
+STOP_PRICES = {"decide": "psi", "confidence": "single", "rat": "2psi", "peek": "none"}
+CUTOFF_TARGETS = 3.0  # the decision's public cut-off sits this many target errors above f(x)'s first coordinate
+INTERVAL_LEVEL = 0.9  # the decision's intervals hold at every release at once with this probability
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,19 +151,25 @@ class RewindScenario:
     frame_times: np.ndarray  # T_n, decreasing
     frame_values: np.ndarray  # f(x) + B(T_n), shape (F, d)
     frame_epsilon: np.ndarray  # psi(T_n): the ex-post epsilon of stopping after release n
+    frame_single: np.ndarray  # one Gaussian release at T_n alone (pDP, delta): a stop fixed in advance
     frame_composition: np.ndarray  # releases 1..n as independent Gaussian releases, composed exactly (pDP, delta)
     frame_psi_sum: np.ndarray  # the plain sum of psi(T_m), m <= n (a weaker, labelled baseline)
     frame_error: np.ndarray  # ||release - f(x)||
     frame_expected_error: np.ndarray  # E||B(T_n)|| = sqrt(T_n) E[chi_d]
     frame_error_bound: np.ndarray  # the 90% quantile of ||B(T_n)||: sqrt(T_n) chi_d^{-1}(0.9)
+    frame_interval: np.ndarray  # half-width of the decision's interval for coordinate 1 (all releases at once)
     frame_neighbour_loss: np.ndarray  # realized loss against the fixed neighbour f(x) + D e_1
+    cutoff: float  # the decision's public cut-off for coordinate 1
     stop_rule: str
     stop_frame: int  # 0-based frame of the stop, -1 if none
     stop_epsilon: float  # what the stop costs ex post (inf for the peeking counter-example)
+    stop_price: str  # how the stop is priced: "single", "psi", "2psi" or "none" (STOP_PRICES)
+    stop_decision: str  # the decision rule's answer: "below" or "above" the cut-off ("" otherwise)
     stop_uses_private_data: bool
     stop_composition_dp: float  # the stop's exact composition as (epsilon, delta)-DP (NaN without a stop)
     target: float
     delta: float
+    sensitivity: float
     confidence: float
 
 
@@ -161,14 +181,15 @@ def rewind_scenario(
     target,
     sensitivity=1.0,
     dim=1,
-    stop_rule="confidence",
+    stop_rule="decide",
     confidence=0.9,
     frames=120,
     path_points=600,
     rng=None,
 ) -> RewindScenario:
     """Release at privacy levels from epsilon/10 up to epsilon (mixture boundary psi_M with
-    rho in units of D^2), one frame per level, and stop by ``stop_rule`` (see ``STOP_RULES``)."""
+    rho in units of D^2), one frame per level, and stop by ``stop_rule`` (see ``STOP_RULES``), priced by
+    what it reads (``STOP_PRICES``)."""
     epsilon = positive("epsilon", epsilon)
     target = positive("target", target)
     dim = positive_int("dim", dim)
@@ -190,14 +211,25 @@ def rewind_scenario(
     noise = mech.path(times)
     error = np.linalg.norm(noise, axis=1)
     psi = np.asarray(boundary.epsilon(times), dtype=float)
+    single = np.asarray(gaussian_pdp_epsilon(times, delta=boundary.delta, sensitivity=D), dtype=float)
     chi = stats.chi(dim)
     bound = np.sqrt(times) * chi.ppf(confidence)
+    # two-sided, Bonferroni over the frames: all intervals hold at once with probability INTERVAL_LEVEL
+    interval = np.sqrt(times) * stats.norm.isf((1 - INTERVAL_LEVEL) / (2 * frames))
+    cutoff = float(value[0] + CUTOFF_TARGETS * target)
     neighbour_loss = D * D / (2 * times) - D * noise[:, 0] / times
+    released = value[0] + noise[:, 0]
 
-    if stop_rule == "confidence":
+    decision = ""
+    if stop_rule == "decide":
+        hits = np.nonzero(np.abs(released - cutoff) > interval)[0]
+        stop = int(hits[0]) if hits.size else -1
+        cost = float(psi[stop]) if stop >= 0 else float(psi[-1])
+        decision = ("below" if released[stop] < cutoff else "above") if stop >= 0 else ""
+    elif stop_rule == "confidence":
         hits = np.nonzero(bound <= target)[0]
         stop = int(hits[0]) if hits.size else -1
-        cost = float(psi[stop]) if stop >= 0 else math.inf
+        cost = float(single[stop]) if stop >= 0 else math.inf
     elif stop_rule == "rat":
         rat = ReducedAboveThreshold(-target, sensitivity=D, epsilon_max=float(psi[-1]), rng=check_rng)
         stop = -1
@@ -210,7 +242,7 @@ def rewind_scenario(
         hits = np.nonzero(error <= target)[0]
         stop = int(hits[0]) if hits.size else -1
         cost = math.inf
-    # the strongest baseline: the same releases as independent Gaussian mechanisms, composed exactly
+    # the same releases as independent Gaussian mechanisms, composed exactly
     composition = np.asarray(
         gaussian_composition_epsilon(times, delta=boundary.delta, sensitivity=D, cumulative=True), dtype=float
     )
@@ -226,19 +258,25 @@ def rewind_scenario(
         frame_times=times,
         frame_values=value + noise,
         frame_epsilon=psi,
+        frame_single=single,
         frame_composition=composition,
         frame_psi_sum=np.cumsum(psi),
         frame_error=error,
         frame_expected_error=np.sqrt(times) * chi.mean(),
         frame_error_bound=bound,
+        frame_interval=interval,
         frame_neighbour_loss=neighbour_loss,
+        cutoff=cutoff,
         stop_rule=stop_rule,
         stop_frame=stop,
         stop_epsilon=cost,
-        stop_uses_private_data=stop_rule != "confidence",
+        stop_price=STOP_PRICES[stop_rule],
+        stop_decision=decision,
+        stop_uses_private_data=stop_rule in ("rat", "peek"),
         stop_composition_dp=composition_dp,
         target=target,
         delta=boundary.delta,
+        sensitivity=D,
         confidence=confidence,
     )
 

@@ -40,9 +40,11 @@ TOUR = (
         "Rewinding towards less noise",
         "Press \u25b6 Rewind and watch from the first release. Each new release is drawn from a Brownian "
         "bridge, so all of them lie on one walk that ends at f(x). The expected error shrinks with every "
-        "release, though a single path may wander. The default "
-        "stop reads only the public noise level, so the whole sequence costs psi(T_N) of the last release.",
-        "the headline: psi(T_N) against the same releases as independent Gaussian releases, composed exactly.",
+        "release, though a single path may wander. By default the analyst stops at the first release whose "
+        "interval leaves out a public cut-off: the stop reads the releases, so the whole sequence costs "
+        "psi(T_N) of the last release, a little more than one release fixed in advance would cost.",
+        "the headline: psi(T_N) against one release at T_N fixed in advance and the same releases as "
+        "independent Gaussian releases, composed exactly.",
         tab_index("rewind"),
         {},
         frame=0,
@@ -93,6 +95,7 @@ TOUR = (
 PRESETS = {
     "Defaults: rewind in 1-D": (tab_index("rewind"), {}),
     "Rewind in the plane (d = 2)": (tab_index("rewind"), {"dim": 2}),
+    "Stop fixed in advance": (tab_index("rewind"), {"stop_rule": "confidence"}),
     "Counter-example: peeking": (tab_index("rewind"), {"stop_rule": "peek"}),
     "Private check on the error": (tab_index("rewind"), {"stop_rule": "rat"}),
     "Crossings at delta = 0.05": (tab_index("boundaries"), {"delta": 0.05}),
@@ -106,6 +109,7 @@ PRESETS = {
 PRESET_NOTES = {
     "Defaults: rewind in 1-D": "the defaults: the rewind in one dimension",
     "Rewind in the plane (d = 2)": "the same rewind with a two-dimensional f(x)",
+    "Stop fixed in advance": "a stop chosen before anything is released needs no rewind: one release's price",
     "Counter-example: peeking": "the analyst stops by peeking at the private error: psi(T_N) does not hold",
     "Private check on the error": "RAT checks the error on private data and pays about 2 psi(T_N)",
     "Crossings at delta = 0.05": "a large delta, so some simulated paths cross the boundaries",

@@ -9,6 +9,7 @@ from .boundaries import (
     MixtureBoundary,
     PrivacyBoundary,
     gaussian_composition_epsilon,
+    gaussian_pdp_epsilon,
     gaussian_pdp_variance,
     gaussian_variance,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "ThresholdRound",
     "brownian_privacy_loss",
     "gaussian_composition_epsilon",
+    "gaussian_pdp_epsilon",
     "gaussian_pdp_variance",
     "gaussian_variance",
     "koufogiannis_chain",

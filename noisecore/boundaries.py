@@ -474,6 +474,54 @@ def gaussian_pdp_variance(epsilon: npt.ArrayLike, *, delta: float, sensitivity: 
     return _output(sd * sd, eps)
 
 
+def gaussian_pdp_epsilon(variance: npt.ArrayLike, *, delta: float, sensitivity: float = 1.0) -> FloatOrArray:
+    """Epsilon of one Gaussian release at each variance, as (epsilon, delta)-*probabilistic* DP.
+
+    The inverse of ``gaussian_pdp_variance``: one release at variance T has privacy loss
+    N(D^2/(2T), D^2/T) against a neighbour at distance D (paper A, Theorem 3.4), so it exceeds
+    epsilon = D^2/(2T) + D z / sqrt(T), z = Phi^{-1}(1 - delta), with probability delta (clipped at
+    0 where delta > 1/2). This is what a release costs when the moment of stopping is fixed before
+    anything is released: the earlier, noisier releases of a Brownian rewind are then a
+    post-processing of the last one (paper A, the Markov property of Brownian motion).
+
+    Parameters
+    ----------
+    variance : array_like
+        Noise variances T, each in [1e-100, 1e100].
+    delta : float
+        In (0, 1).
+    sensitivity : float, optional
+        The l2 sensitivity D, in [1e-100, 1e100] (default 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Epsilon (>= 0), one per variance.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a real number.
+    ValueError
+        If an argument is out of range.
+
+    References
+    ----------
+    Paper A [WWRR22] (Whitehouse, Wu, Ramdas & Rogers), Theorem 3.4.
+    """
+    times = _positive_times("variance", variance)
+    if np.isinf(times).any():
+        raise ValueError("variance must be finite")
+    delta = in_open_interval("delta", delta, 0.0, 1.0)
+    D = scale_param("sensitivity", sensitivity)
+    mu = D / np.sqrt(times)
+    z = -float(special.ndtri(delta))
+    eps = np.maximum(mu * mu / 2 + mu * z, 0.0)
+    if not np.isfinite(eps).all():
+        raise ValueError("variance and sensitivity give an epsilon that overflows; use larger variances")
+    return _output(eps, times)
+
+
 def gaussian_composition_epsilon(
     variances: npt.ArrayLike,
     *,

@@ -134,22 +134,25 @@ class RewindView(BaseView):
     explanation = (
         "The Brownian mechanism releases f(x) + B(T) at decreasing noise variances T. Rewinding from T to T' "
         "draws from a Brownian bridge, so every release lies on one random walk that ends at f(x) at T = 0. "
-        "If the decision to stop reads only the releases or public information, the whole sequence costs "
-        "psi(T_N) of the last release, with probability 1 - delta (paper A, Corollary 3.7)."
+        "What a stop costs depends on what it reads. A stop fixed before anything is released costs one "
+        "Gaussian release at the last noise level T_N: the earlier releases are a post-processing of it. A stop "
+        "that reads the releases (or public data) costs psi(T_N) of the last release, with probability "
+        "1 - delta (paper A, Corollary 3.7). A stop that reads the private data needs a private check (RAT)."
     )
     formula = (
         r"$$B(T') \mid B(T) \sim \mathcal{N}\!\left(\tfrac{T'}{T} B(T),\ \tfrac{T'(T-T')}{T}\right),\qquad "
-        r"\varepsilon_{\text{ex post}} = \psi(T_N)\ \text{ vs. }\ \tfrac{\mu^2}{2} + \mu z_\delta,\ "
+        r"\varepsilon_{\text{ex post}} = \psi(T_N)\ \text{ vs. }\ \tfrac{\mu^2}{2} + \mu z_{1-\delta},\ "
         r"\mu^2 = \textstyle\sum_{n \le N} \Delta^2 / T_n$$"
     )
     notice = (
         "press Rewind: the release slides back along the walk. The *expected* error (proportional to sqrt(T)) "
-        "shrinks with every release, though one path may wander away for a while. The ex-post epsilon psi(T_n) "
-        "grows slowly. The baseline is the strongest one: the same releases as independent Gaussian releases, "
-        "composed exactly (their privacy losses add), at the same delta: one such release is cheaper than "
-        "psi(T_1), and the headline says which is cheaper at the stop. The default stop reads "
-        "only the public noise level, so its guarantee holds; the 'peek' rule shows why reading the private error "
-        "is not allowed."
+        "shrinks with every release, though one path may wander away for a while. By default the analyst asks "
+        "whether f(x) is below a public cut-off (the dash-dot line) and stops at the first release whose "
+        "interval leaves it out: the stop reads the releases, so it pays psi(T_N), and the headline shows what "
+        "that costs against one release at the same noise level fixed in advance (the price of deciding as you "
+        "go) and against the same releases as independent Gaussian releases composed exactly. 'fixed in "
+        "advance' stops at a release chosen from the noise level alone: no rewind is needed and one release's "
+        "price is charged. The 'peek' rule shows why reading the private error is not allowed."
     )
     filename = "brownian_rewind.csv"
 
@@ -176,6 +179,7 @@ class RewindView(BaseView):
         )
         self.src_loss = ColumnDataSource({"n": [], "loss": []})
         self.src_target = ColumnDataSource({"x": [], "y": []})
+        self.src_cutoff = ColumnDataSource({"t": [], "x": [], "y": []})  # the decision's public cut-off
 
         self.fig_line = new_figure(
             "f(x) + B(t) against t",
@@ -191,6 +195,15 @@ class RewindView(BaseView):
             "t", "x", source=self.src_frames, size=3, color=PALETTE["release"], legend_label="release times"
         )
         self.fig_line.add_layout(Span(location=0, dimension="width", line_color=PALETTE["truth"], line_dash="dashed"))
+        self.fig_line.line(
+            "t",
+            "x",
+            source=self.src_cutoff,
+            color=PALETTE["cutoff"],
+            line_dash="dotdash",
+            line_width=2,
+            legend_label="public cut-off",
+        )
         self.fig_line.scatter(
             "t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
         )
@@ -273,7 +286,12 @@ class RewindView(BaseView):
         self.stop_readout = text("")
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
             settings.param.stop_rule,
-            options={"stop on public info": "confidence", "private check (RAT)": "rat", "peek (not private)": "peek"},
+            options={
+                "decide from the releases": "decide",
+                "fixed in advance": "confidence",
+                "private check (RAT)": "rat",
+                "peek (not private)": "peek",
+            },
             stylesheets=[".bk-btn-group { flex-wrap: wrap; }"],
         )
         # once built, both figures stay in the page; only the Bokeh figures' own visibility changes
@@ -327,6 +345,15 @@ class RewindView(BaseView):
             )
             fig.scatter(
                 [0.0], [0.0], marker="cross", size=16, line_width=3, color=PALETTE["truth"], legend_label="f(x)"
+            )
+            fig.line(
+                "x",
+                "y",
+                source=self.src_cutoff,
+                color=PALETTE["cutoff"],
+                line_dash="dotdash",
+                line_width=2,
+                legend_label="public cut-off (coordinate 1)",
             )
             fig.scatter(
                 "x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
@@ -400,6 +427,12 @@ class RewindView(BaseView):
             angle = np.linspace(0, 2 * np.pi, 121)
             self.src_target.data = {"x": s.target * np.cos(angle), "y": s.target * np.sin(angle)}
             self.target_line.location = s.target
+            if sc.stop_rule == "decide":
+                reach = float(np.abs(path).max()) + sc.cutoff  # the cut-off spans the walk in the plane
+                span_t = [float(sc.path_times[sc.path_times > 0].min()), float(sc.path_times.max())]
+                self.src_cutoff.data = {"t": span_t, "x": [sc.cutoff, sc.cutoff], "y": [-reach, reach]}
+            else:
+                self.src_cutoff.data = {"t": [], "x": [], "y": []}
             k = sc.stop_frame
             self.src_stop.data = (
                 {"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0 else {"t": [], "x": [], "y": []}

@@ -253,3 +253,39 @@ def test_gaussian_composition_names_bad_arguments(kwargs, match):
         gaussian_composition_epsilon(variances, **kwargs)
     with pytest.raises(TypeError, match="cumulative"):
         gaussian_composition_epsilon([1.0], delta=1e-6, cumulative=1)
+
+
+@pytest.mark.parametrize("delta", [1e-12, 1e-6, 0.05, 0.4])
+@pytest.mark.parametrize("sensitivity", [0.1, 1.0, 7.0])
+def test_one_gaussian_release_epsilon_is_the_loss_quantile(delta, sensitivity):
+    """gaussian_pdp_epsilon: the privacy loss N(D^2/(2T), D^2/T) of one release exceeds it with probability
+    exactly delta (a 40-digit mpmath tail), and gaussian_pdp_variance inverts it."""
+    from noisecore import gaussian_pdp_epsilon, gaussian_pdp_variance
+
+    mpmath.mp.dps = 40
+    times = np.geomspace(1e-3, 1e5, 17) * sensitivity**2
+    eps = gaussian_pdp_epsilon(times, delta=delta, sensitivity=sensitivity)
+    for T, e in zip(times, eps, strict=True):
+        mean, sd = mpmath.mpf(sensitivity) ** 2 / (2 * T), mpmath.mpf(sensitivity) / mpmath.sqrt(T)
+        tail = mpmath.erfc((mpmath.mpf(e) - mean) / (sd * mpmath.sqrt(2))) / 2
+        assert float(tail) == pytest.approx(delta, rel=1e-9)
+        assert gaussian_pdp_variance(float(e), delta=delta, sensitivity=sensitivity) == pytest.approx(T, rel=1e-9)
+    assert np.all(np.diff(eps) < 0)  # more noise, less loss
+    assert gaussian_pdp_epsilon(float(times[3]), delta=delta, sensitivity=sensitivity) == eps[3]
+
+
+def test_one_gaussian_release_epsilon_is_clipped_at_zero_and_validates():
+    from noisecore import gaussian_pdp_epsilon
+
+    # delta above 1/2: z < 0, so a very noisy release's loss quantile is negative: epsilon 0
+    assert gaussian_pdp_epsilon(1e6, delta=0.9) == 0.0
+    with pytest.raises(ValueError, match="delta"):
+        gaussian_pdp_epsilon(1.0, delta=1.0)
+    with pytest.raises(ValueError, match="variance"):
+        gaussian_pdp_epsilon([1.0, -1.0], delta=1e-6)
+    with pytest.raises(ValueError, match="variance"):
+        gaussian_pdp_epsilon(np.inf, delta=1e-6)
+    with pytest.raises(TypeError, match="variance"):
+        gaussian_pdp_epsilon("1", delta=1e-6)
+    with pytest.raises(ValueError, match="sensitivity"):
+        gaussian_pdp_epsilon(1.0, delta=1e-6, sensitivity=0.0)
