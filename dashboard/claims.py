@@ -650,9 +650,17 @@ def experiments_headline(result, *, delta: float, lowest_allowed: float | None =
     level the app's grid can start at (advice to start lower is given only above it)."""
     stop = result.stopping
     median = {key: value[0] for key, value in stop.summary().items()}
+    within = stop.within_fraction()
     bm, lnr = median[("bm", "holdout")], median[("lnr", "holdout")]
     rat, at = median[("bm", "RAT")], median[("bm", "AboveThreshold")]
-    figures = {"bm": bm, "lnr": lnr, "rat": rat, "at": at}
+    figures = {
+        "bm": bm,
+        "lnr": lnr,
+        "rat": rat,
+        "at": at,
+        "rat_within": within[("bm", "RAT")],
+        "at_within": within[("bm", "AboveThreshold")],
+    }
     comparisons = []
     if np.isfinite(bm) and np.isfinite(lnr):
         ratio = lnr / bm
@@ -688,27 +696,49 @@ def experiments_headline(result, *, delta: float, lowest_allowed: float | None =
             f" {' and '.join(at_start)} already {verb} the target at the grid's lowest level {fmt(lowest, 3)}, so "
             f"this comparison depends on where the grid starts: {advice}."
         )
+    rat_within, at_within = within[("bm", "RAT")], within[("bm", "AboveThreshold")]
+    if rat_within == 0 or at_within == 0:
+        comparisons = [c for c in comparisons if "rat" not in c and "at" not in c]
+        never = " and ".join(name for name, f in (("RAT", rat_within), ("AboveThreshold", at_within)) if f == 0)
+        private = (
+            f"Checked privately, no halt of {never} met the target (judged by the training loss the check "
+            "reads, without its noise): the private data cannot reach it here, so their costs are not compared; "
+            "raise the target loss."
+        )
+        comparisons.append(("rat_within" if rat_within == 0 else "at_within", "<=", "zero"))
+        figures["zero"] = 0.0
+    else:
+        private = (
+            f"Checked privately, BM with RAT pays a median {fmt(rat, 3)}, {cheaper} AboveThreshold's "
+            f"{fmt(at, 3)}; a private check halts on noise too: {percent(rat_within)} of RAT's and "
+            f"{percent(at_within)} of AboveThreshold's trials halted within the target."
+        )
     return Claim(
         f"##### Checked on public hold-out data, BM reaches the target loss {fmt(stop.target, 4)} at a median "
         f"ex-post epsilon {fmt(bm, 3)} (holds with probability 1 - {fmt(delta, 2)}), LNR at {fmt(lnr, 3)}: "
-        f"{verdict}.{note} Checked privately, BM with RAT pays a median {fmt(rat, 3)}, {cheaper} "
-        f"AboveThreshold's {fmt(at, 3)}.",
+        f"{verdict}.{note} {private}",
         figures,
         tuple(comparisons),
     )
 
 
 def stopping_table(result, *, at_epsilon: float = 0.5) -> Claim:
-    """Median ex-post epsilon and the share of trials that stop, per mechanism and rule."""
+    """Median ex-post epsilon, the share of trials that halted, and the share that halted within the target
+    (a private check can halt on its noise: halted is not met), per mechanism and rule."""
     rows = []
+    within = result.stopping.within_fraction()
     for key, (median, stopped) in result.stopping.summary().items():
         rows.append(
-            f"| {RULE_LABELS[key]} | {RULE_COST[key].format(at=at_epsilon)} | {fmt(median, 3)} | {percent(stopped)} |"
+            f"| {RULE_LABELS[key]} | {RULE_COST[key].format(at=at_epsilon)} | {fmt(median, 3)} | {percent(stopped)} "
+            f"| {percent(within[key])} |"
         )
     return Claim(
-        "| mechanism / check | pays | median ex-post epsilon | trials that reach the target |\n"
-        "|---|---|---|---|\n"
+        "| mechanism / check | pays | median ex-post epsilon | trials that halted | halted within the target |\n"
+        "|---|---|---|---|---|\n"
         + "\n".join(rows)
         + f"\n\neps_N is the level of the last release. Over {result.tradeoff.trials} trials; a trial that never "
-        "reaches the target on this grid is counted as not stopping, and left out of the median.",
+        "halts on this grid is counted as not stopping, and left out of the median. Within the target: the loss "
+        "the rule checks, without the check's noise, is at most the target at the halt (the hold-out loss for "
+        "the hold-out rules, so all their halts are; the training loss for AboveThreshold and RAT, whose noisy "
+        "checks can halt early).",
     )

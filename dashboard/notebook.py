@@ -507,7 +507,7 @@ def stopping_plot(result: StoppingResult) -> hv.Overlay:
         logy=True,
         box_fill_color="stopping rule",
         cmap=colours,
-        title=f"{result.task}: ex-post epsilon to reach loss {result.target:.4g}",
+        title=f"{result.task}: ex-post epsilon paid at the halt (target loss {result.target:.4g})",
     )
     return hv.Overlay([boxes])
 

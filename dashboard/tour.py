@@ -132,10 +132,12 @@ GLOSSARY = {
     "rho": "Parameter of the mixture boundary psi_M, in units of the sensitivity squared: psi_M is tightest near "
     "noise variance t = 2 ln(1/delta) rho.",
     "ex post": "A privacy guarantee fixed after seeing the outputs: stopping at release N costs psi(T_N), paid "
-    "only for the last release, if the decision to stop reads only the releases or public data.",
+    "only for the last release, if the decision to stop reads only the releases or public data. A stop fixed "
+    "before anything is released costs less: one Gaussian release at T_N.",
     "exact composition": "Several releases of the same data cost more than one: their privacy losses add. For "
     "independent Gaussian releases at variances T_m the sum is again Gaussian (mu^2 = sum D^2/T_m), so its "
-    "epsilon is exact: mu^2/2 + mu z_delta with the same probabilistic guarantee. The rewind's baseline; "
+    "epsilon is exact: mu^2/2 + mu z with z = z_{1-delta}, the upper delta quantile of the normal, with the "
+    "same probabilistic guarantee. One of the rewind's baselines; "
     "adding up the epsilons (a plain sum) charges far more and is not the fair comparison.",
     "BM (Brownian mechanism)": "Releases f(x) + B(T) at decreasing noise variances T along one Brownian path, "
     "and pays only for the last release (paper A).",

@@ -61,19 +61,21 @@ cells = [
         "**What to notice.**\n\n"
         "- The releases (dots) lie on the walk: a later release refines an earlier one, it does not add fresh "
         "noise.\n"
-        "- psi(T_n) is the ex-post epsilon of stopping after release n. The grey curve is the strongest "
-        "baseline: releases 1..n as independent Gaussian releases, composed exactly at the same delta "
+        "- psi(T_n) is the ex-post epsilon of stopping after release n when the stop reads the releases. The "
+        "grey curve: releases 1..n as independent Gaussian releases, composed exactly at the same delta "
         "(`frame_composition`; their privacy losses add). Hover either curve to read it.\n"
-        "- The default stop reads only the noise level T_n: it is the first release whose 90% error bound is "
-        "under the target (green line)."
+        "- The default stop reads the releases: the analyst asks whether f(x) is below a public cut-off and "
+        "stops at the first release whose interval (wide enough to hold at all 120 releases at once, 90%) "
+        "leaves the cut-off out. Because it reads the releases, it pays psi(T_N); had the release been fixed "
+        "in advance, one Gaussian release at T_N (`frame_single`) would be its whole price."
     ),
     code(
         "n = rewind.stop_frame\n"
-        'print(f"stop after release {n + 1} of {rewind.frame_times.size}")\n'
-        'print(f"psi(T_N) = {rewind.stop_epsilon:.3g}; exact composition = {rewind.frame_composition[n]:.3g}")\n'
-        "print(sc.rewind_headline(rewind).text)\n"
-        'print(f"error = {rewind.frame_error[n]:.3g}, 90% bound = {rewind.frame_error_bound[n]:.3g}, '
-        'target = {rewind.target:g}")'
+        'print(f"stop after release {n + 1} of {rewind.frame_times.size}: f(x) is {rewind.stop_decision} the "\n'
+        '      f"cut-off {rewind.cutoff:g}")\n'
+        'print(f"psi(T_N) = {rewind.stop_epsilon:.3g}; one release fixed in advance = {rewind.frame_single[n]:.3g}; "\n'
+        '      f"exact composition = {rewind.frame_composition[n]:.3g}")\n'
+        "print(sc.rewind_headline(rewind).text)"
     ),
     md(
         "Now live: drag **epsilon** (or use the buttons to play the rewind). The view recomputes in the kernel. "
@@ -82,15 +84,19 @@ cells = [
     ),
     code('live_rewind = RewindView(settings)\npn.Column(LogSlider(settings, "epsilon", "epsilon"), live_rewind)'),
     md(
-        "**Exercise.** Does the public stop depend on the seed? Over 200 seeds, how often is the stopped "
-        "release within the target?\n\n"
+        "**Exercise.** Does the default stop depend on the seed? And the stop fixed in advance "
+        '(`stop_rule="confidence"`)? What does each cost?\n\n'
         + answer(
-            "The rule compares the 90% quantile of ||B(T_n)|| with the target: it reads T_n only, so every seed "
-            "stops at the same release, and the stopped release is within the target with probability at "
-            "least 0.9. Check it:\n\n"
+            "The default rule reads the releases, so its stop moves with the path; the rule fixed in advance "
+            "compares the 90% quantile of ||B(T_n)|| with the target, reads T_n only, and stops at the same "
+            "release for every seed, where it costs one Gaussian release (`frame_single`), not psi(T_N). Check "
+            "it:\n\n"
             "```python\n"
-            "runs = [sc.rewind_scenario(epsilon=1.0, delta=1e-6, rho=1.0, target=20.0, rng=s) for s in range(200)]\n"
-            "print({r.stop_frame for r in runs}, np.mean([r.frame_error[r.stop_frame] <= 20.0 for r in runs]))\n"
+            "decide = [sc.rewind_scenario(epsilon=1.0, delta=1e-6, rho=1.0, target=20.0, rng=s) for s in range(200)]\n"
+            'fixed = [sc.rewind_scenario(epsilon=1.0, delta=1e-6, rho=1.0, target=20.0, stop_rule="confidence", '
+            "rng=s) for s in range(200)]\n"
+            "print(np.percentile([r.stop_frame for r in decide], [5, 50, 95]), {r.stop_frame for r in fixed})\n"
+            "print(fixed[0].stop_epsilon, fixed[0].frame_epsilon[fixed[0].stop_frame])\n"
             "```"
         )
     ),
@@ -139,7 +145,7 @@ cells = [
     ),
     code(
         "table = frontier.load()\n"
-        "noise6 = sc.noise_comparison(epsilon=6.0, table=table)\n"
+        "noise6 = sc.noise_comparison(epsilon=6.0)  # the Arete calibrated at epsilon = 6, here and now\n"
         "noise_plot(noise6) + loss_profile_plot(noise6)"
     ),
     md(
@@ -241,12 +247,15 @@ cells = [
     ),
     md(
         "**What to notice.** The bands are pointwise 95% confidence bands of the mean loss, not the spread of "
-        "single trials. The boxes show the middle half of the trials, whiskers the range. The target comes from "
+        "single trials. The boxes show the middle half of the trials; whiskers reach 1.5 times the box's width "
+        "beyond it (points beyond are drawn one by one). The target comes from "
         "the public hold-out rows only (`experiments.public_target`), so choosing it costs no privacy."
     ),
     code(
-        "for (mechanism, rule), (median, reached) in result.stopping.summary().items():\n"
-        '    print(f"{mechanism:8} {rule:15} median ex-post epsilon {median:.3g} (reached in {reached:.0%})")'
+        "within = result.stopping.within_fraction()  # halted with the checked loss within the target\n"
+        "for (mechanism, rule), (median, halted) in result.stopping.summary().items():\n"
+        '    print(f"{mechanism:8} {rule:15} median ex-post epsilon {median:.3g}, halted {halted:.0%}, "\n'
+        '          f"within the target {within[(mechanism, rule)]:.0%}")'
     ),
     md(
         "**Exercise.** How much narrower do the bands get with four times as many trials?\n\n"

@@ -48,3 +48,23 @@ def test_ci_runs_the_readme_test_command():
     command = re.search(r"\.venv/bin/python -m pytest[^\n]*", README.read_text()).group(0)
     ci = (ROOT / ".ci" / "run").read_text()
     assert command.replace(".venv/", ".ci/venv/") in ci.splitlines()
+
+
+def test_readme_figures_are_what_the_code_returns():
+    """Each line of the README's core example whose comment starts with a number returns that number (to
+    the digits shown): the comments are claims too (the audit found "pays 0.3, not 0.5", a plain sum)."""
+    code = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)[0]
+    namespace: dict = {}
+    checked = 0
+    for line in code.splitlines():
+        statement, _, comment = line.partition("  # ")
+        shown = re.match(r"(?:an Arete .*E\|Z\| about )?([0-9]+\.[0-9]+)", comment)
+        if shown and not statement.startswith(("from ", "import ")) and "=" not in statement.split("(")[0]:
+            value = eval(statement, namespace)
+            value = value[-1] if isinstance(value, tuple) else value
+            digits = len(shown.group(1).split(".")[1])
+            assert round(float(value), digits) == float(shown.group(1)), (line, value)
+            checked += 1
+        else:
+            exec(line, namespace)
+    assert checked >= 4

@@ -44,7 +44,7 @@ class NoiseView(BaseView):
         "For a large epsilon, Laplace noise wastes accuracy: its error falls only like 1/epsilon. The Staircase "
         "is optimal, but it can only be added by one trusted party (central only): it cannot be split into "
         "shares. The Arete (Gamma - Gamma + Laplace) is infinitely divisible, so n users can each add one share "
-        "(distributed summation), and above epsilon ~ 3.6 its error falls exponentially too."
+        "(distributed summation), and above epsilon ~ 3.5 its error falls exponentially too."
     )
     formula = (
         r"$$Z = X_1 - X_2 + Y,\quad X_i \sim \Gamma(\alpha, \theta),\ Y \sim \mathrm{Laplace}(\lambda),\qquad"

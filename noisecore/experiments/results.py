@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -17,7 +17,7 @@ from .._validation import (
 from ..tasks import (
     Task,
 )
-from .plan import EPSILON_MAX, EPSILON_MIN, IndexArray, RuleKey, _check_levels, _check_target, _check_task
+from .plan import EPSILON_MAX, EPSILON_MIN, BoolArray, IndexArray, RuleKey, _check_levels, _check_target, _check_task
 
 
 def _band(values: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -96,6 +96,10 @@ class StoppingResult:
         keys are `STOPPING_RULES`.
     stop_index : dict
         (mechanism, rule) -> 0-based index of the stopping level per trial, -1 if none.
+    within : dict
+        (mechanism, rule) -> per trial, whether it halted with the loss the rule checks within the
+        target, judged without the check's noise (the hold-out loss for the hold-out rules, the clipped
+        training loss for AboveThreshold and RAT). A private check can halt on noise: halted is not met.
     """
 
     task: str
@@ -103,6 +107,7 @@ class StoppingResult:
     epsilons: FloatArray
     ex_post: dict[RuleKey, FloatArray]
     stop_index: dict[RuleKey, IndexArray]
+    within: dict[RuleKey, BoolArray]
 
     def rows(self) -> tuple[list[str], FloatArray]:
         """(header, rows): one row per trial, one ex-post epsilon column per (mechanism, rule); NaN where
@@ -137,6 +142,16 @@ class StoppingResult:
             table[key] = (median, float(reached.mean()))
         return table
 
+    def within_fraction(self) -> dict[RuleKey, float]:
+        """(mechanism, rule) -> the fraction of trials that halted within the target (see ``within``).
+
+        Returns
+        -------
+        dict
+            (mechanism, rule) -> fraction, floats in [0, 1].
+        """
+        return {key: float(np.mean(self.within[key])) for key in self.ex_post}
+
 
 @dataclass(frozen=True, slots=True)
 class ExperimentResult:
@@ -169,6 +184,9 @@ class ChunkResult:
         (mechanism, rule) -> 0-based stopping level per trial (-1: never); empty without a target.
     best_check_loss : float
         Smallest hold-out or clipped training loss seen by BM or LNR (inf without a target).
+    within : dict
+        (mechanism, rule) -> per trial, halted with the checked loss within the target (see
+        `StoppingResult`); empty without a target.
     """
 
     train_bm: FloatArray
@@ -176,6 +194,7 @@ class ChunkResult:
     ex_post: dict[RuleKey, FloatArray]
     stop_index: dict[RuleKey, IndexArray]
     best_check_loss: float
+    within: dict[RuleKey, BoolArray] = field(default_factory=dict)
 
 
 STOPPING_RULES = (
@@ -247,7 +266,7 @@ def combine_chunks(
             if not isinstance(losses, np.ndarray) or losses.ndim != 2 or losses.shape[1] != eps.size:
                 raise ValueError(f"chunks must have one loss column per level of epsilons ({eps.size} levels)")
         if target is not None and any(
-            key not in chunk.ex_post or key not in chunk.stop_index for key in STOPPING_RULES
+            key not in chunk.ex_post or key not in chunk.stop_index or key not in chunk.within for key in STOPPING_RULES
         ):
             raise ValueError("chunks lack the stopping rules: run them with the same target")
     bm = np.concatenate([c.train_bm for c in chunks])
@@ -278,5 +297,6 @@ def combine_chunks(
             )
         ex_post = {key: np.concatenate([c.ex_post[key] for c in chunks]) for key in STOPPING_RULES}
         stop_index = {key: np.concatenate([c.stop_index[key] for c in chunks]) for key in STOPPING_RULES}
-        stopping = StoppingResult(task.name, float(target), eps, ex_post, stop_index)
+        within = {key: np.concatenate([c.within[key] for c in chunks]) for key in STOPPING_RULES}
+        stopping = StoppingResult(task.name, float(target), eps, ex_post, stop_index, within)
     return ExperimentResult(tradeoff, stopping)

@@ -28,6 +28,7 @@ from .plan import (
     EPSILON_MAX,
     EPSILON_MIN,
     MAX_TRIALS,
+    BoolArray,
     IndexArray,
     PlannedChunk,
     Progress,
@@ -153,6 +154,7 @@ def experiment_chunk(
             clipped[mech] = task.batch_loss(params, clip=task.loss_bound)
     ex_post: dict[RuleKey, FloatArray] = {}
     stop_index: dict[RuleKey, IndexArray] = {}
+    within: dict[RuleKey, BoolArray] = {}
     best = math.inf
     if target is not None:
         best = min(hold["bm"].min(), hold["lnr"].min(), clipped["bm"].min(), clipped["lnr"].min())
@@ -180,13 +182,19 @@ def experiment_chunk(
                 idx = stop_round - 1
                 ex_post[(mech, rule)] = np.where(idx >= 0, factor * eps[np.maximum(idx, 0)] + extra, np.nan)
                 stop_index[(mech, rule)] = idx
+                # halted within the target, judged by the loss the rule checks, without the check's noise:
+                # the hold-out loss for the hold-out rule, the clipped training loss for the private checks
+                checked = hold[mech] if rule == "holdout" else clipped[mech]
+                at_stop = np.take_along_axis(checked, np.maximum(idx, 0)[:, None], axis=1)[:, 0]
+                within[(mech, rule)] = (idx >= 0) & (at_stop <= target)
         levels = eps[0] * 2.0 ** np.arange(int(np.ceil(np.log2(eps[-1] / eps[0]))) + 1)
         scale = (task.l1_sensitivity / levels)[None, :, None]
         noise = rng.laplace(0.0, 1.0, (count, levels.size, task.noise_dim)) * scale
         idx = first_true(task.batch_loss(task.release(noise), holdout=True) <= target)
         ex_post[("doubling", "holdout")] = np.where(idx >= 0, np.cumsum(levels)[np.maximum(idx, 0)], np.nan)
         stop_index[("doubling", "holdout")] = idx
-    return ChunkResult(train["bm"], train["lnr"], ex_post, stop_index, float(best))
+        within[("doubling", "holdout")] = idx >= 0  # it stops on the hold-out loss itself
+    return ChunkResult(train["bm"], train["lnr"], ex_post, stop_index, float(best), within)
 
 
 def run_experiment(

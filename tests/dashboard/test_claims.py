@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dashboard.claims import MIN_FRACTION, Claim, fmt
+from dashboard.claims import MIN_FRACTION, Claim, fmt, percent
 from dashboard.explorer import ExperimentSpec, level_grid, prepare
 from dashboard.models import Settings
 from dashboard.scenarios import (
@@ -48,6 +48,7 @@ from dashboard.scenarios import (
     rewind_headline,
     rewind_scenario,
     rewind_stop_readout,
+    stopping_table,
 )
 from dashboard.tour import TOUR
 from dashboard.views.noise import dropout_calls
@@ -476,6 +477,12 @@ def test_experiments_headline_over_random_settings():
             assert claim.figures[name] == pytest.approx(expected, rel=1e-12, nan_ok=True)
         text = claim.text
         bm, lnr, rat, at = (claim.figures[k] for k in ("bm", "lnr", "rat", "at"))
+        within = result.stopping.within_fraction()
+        rat_within, at_within = within[("bm", "RAT")], within[("bm", "AboveThreshold")]
+        if rat_within == 0 or at_within == 0:
+            assert "no halt of" in text and "than AboveThreshold" not in text, text
+        else:
+            assert f"{percent(rat_within)} of RAT's and {percent(at_within)} of AboveThreshold's" in text, text
         if "lower for BM" in text:
             words["BM"] += 1
             assert bm < lnr and f"{fmt(lnr / bm, 2)}x lower for BM" in text
@@ -496,6 +503,27 @@ def test_experiments_headline_over_random_settings():
             assert ("start it lower" in text) == (first > lowest_allowed * (1 + 1e-9))
             words["cannot start lower"] += "cannot start lower" in text
     assert words["BM"] > 0 and words["less"] > 0 and words["lowest"] > 0 and words["cannot start lower"] > 0, words
+
+
+def test_a_target_the_private_data_cannot_reach_is_said_not_compared():
+    """The audit's item 3: on the mean task the old default target 0.1827415 sat below the best loss the
+    private training rows allow (their optimum 0.18277), yet the table said 100% and the headline compared
+    the private checks' costs. At that target no halt of either private check meets it, and the headline
+    says so instead of comparing; the new default target is met by most private halts."""
+    spec = prepare(ExperimentSpec(task="mean"))
+    levels = level_grid(0.16, 5.0, count=30)
+    old = run_experiment(spec.task, epsilons=levels, target=0.1827415, trials=40, rng=0)
+    assert spec.task.optimal_loss > 0.1827415
+    within = old.stopping.within_fraction()
+    assert within[("bm", "RAT")] == 0 and within[("bm", "AboveThreshold")] == 0
+    assert old.stopping.summary()[("bm", "RAT")][1] > 0.9  # though nearly every trial halted
+    claim = experiments_headline(old, delta=1e-6, lowest_allowed=0.16)
+    check_words(claim)
+    assert "no halt of RAT and AboveThreshold met the target" in claim.text and "raise the target" in claim.text
+    table = stopping_table(old).text
+    assert "| trials that halted | halted within the target |" in table and "| 0.0% |" in table
+    new = run_experiment(spec.task, epsilons=levels, target=spec.suggested_target, trials=40, rng=0)
+    assert new.stopping.within_fraction()[("bm", "RAT")] > 0.9
 
 
 def independent_rat_fractions(*, epsilon, delta, rho, runs, rng):

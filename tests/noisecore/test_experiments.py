@@ -168,3 +168,23 @@ def test_rat_stopping_rounds_follow_the_algorithm_written_from_the_paper():
 def test_bad_experiment_arguments_are_named(task, call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call(task)
+
+
+def test_halted_is_not_met_a_recount_of_which_halts_meet_the_target():
+    """The audit's item 3: "trials that reach the target" counted halts. A private check halts on noise too;
+    ``within`` marks the trials whose checked loss (without noise) is within the target at the halt. On a
+    schedule known by hand (training loss 3.0, 1.6, 1.2, 0.6 against target 1; a noisy check, sensitivity
+    0.25) a halt meets the target exactly when it is at the fourth level; the hold-out rule halts at the
+    third level, whose hold-out loss 0.8 meets it; a run that never halts never meets it."""
+    task = ScheduleTask({4: [3.0, 1.6, 1.2, 0.6], 5: [9.0] * 5}, HOLDOUT, n=400)
+    stop = run_experiment(task, epsilons=LEVELS, target=1.0, trials=2000, rng=4).stopping
+    fractions = stop.within_fraction()
+    for mech in ("bm", "lnr"):
+        for rule in ("AboveThreshold", "RAT"):
+            idx = stop.stop_index[(mech, rule)]
+            np.testing.assert_array_equal(stop.within[(mech, rule)], idx == 3)
+            halted = np.mean(idx >= 0)
+            assert fractions[(mech, rule)] == pytest.approx(np.mean(idx == 3))
+            assert 0.05 < fractions[(mech, rule)] < halted  # some halts miss: halted is not met
+        np.testing.assert_array_equal(stop.within[(mech, "holdout")], True)
+    np.testing.assert_array_equal(stop.within[("doubling", "holdout")], stop.stop_index[("doubling", "holdout")] >= 0)
