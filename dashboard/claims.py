@@ -108,11 +108,8 @@ def _composition_words(sc, k, cost_name, cost):
     comp = float(sc.frame_composition[k])
     if comp > cost:
         words, comparisons = _more("composition", comp, cost_name, cost)
-        return f"would cost {fmt(comp, 3)} {words}", comparisons
-    return (
-        f"would cost {fmt(comp, 3)}, not more: with this few releases the boundary's price outweighs the saving",
-        (("composition", "<=", cost_name),),
-    )
+        return f"{fmt(comp, 3)} {words}", comparisons
+    return f"{fmt(comp, 3)}, not more (few releases)", (("composition", "<=", cost_name),)
 
 
 def rewind_headline(sc) -> Claim:
@@ -121,7 +118,6 @@ def rewind_headline(sc) -> Claim:
     time-uniform price psi(T_N), and the same releases as independent Gaussian releases composed exactly."""
     k = sc.stop_frame
     figures = {"target": sc.target, "last_epsilon": float(sc.frame_epsilon[-1])}
-    delta = fmt(sc.delta, 2)
     if k < 0:
         if sc.stop_rule == "decide":
             figures.update(cost=float(sc.stop_epsilon), cutoff=sc.cutoff)
@@ -147,42 +143,32 @@ def rewind_headline(sc) -> Claim:
         right = (released < sc.cutoff) == (float(sc.value[0]) < sc.cutoff)
         figures.update(cutoff=sc.cutoff, released=released, truth=float(sc.value[0]), ratio=psi / single)
         side = "<" if sc.stop_decision == "below" else ">"
-        verdict = "right" if right else "wrong: a risk the intervals allow (10% over all releases)"
         price_cmp = (("psi", ">", "single"),)
         if k == 0:
-            comp_sentence, comp_cmp = "The first release already decides: there was nothing to rewind.", ()
+            tail, comp_cmp = "the first release decides: nothing to rewind.", ()
         else:
             comp_words, comp_cmp = _composition_words(sc, k, "cost", cost)
-            comp_sentence = (
-                f"The same {k + 1} releases as independent Gaussian releases, composed exactly, {comp_words}."
-            )
+            tail = f"the {k + 1} releases composed exactly cost {comp_words}."
+        verdict = "right" if right else "wrong, a risk the intervals allow"
         return Claim(
-            f"##### The analyst stops at release {k + 1}, the first whose interval leaves out the public cut-off "
-            f"{fmt(sc.cutoff, 3)}, and decides f(x) is {sc.stop_decision} it ({verdict}). The stop reads the "
-            f"releases, so it pays the time-uniform price psi(T_N) = {fmt(cost, 3)}. Had release {k + 1} been "
-            f"fixed in advance, one Gaussian release would cost {fmt(single, 3)}: deciding as you go costs "
-            f"{fmt(psi / single, 3)}x that. {comp_sentence} All hold with probability 1 - {delta}.",
+            f"##### Release {k + 1} is the first whose interval leaves out the public cut-off {fmt(sc.cutoff, 3)}: "
+            f"f(x) is {sc.stop_decision} it ({verdict}). Reading the releases costs psi(T_N) = {fmt(cost, 3)}, "
+            f"{fmt(psi / single, 3)}x one release fixed in advance ({fmt(single, 3)}); " + tail,
             figures,
             (("cost", "<=", "psi"), ("cost", ">=", "psi"), ("released", side, "cutoff"), *price_cmp, *comp_cmp),
         )
     if sc.stop_rule == "confidence":
         price_words, price_cmp = _more("psi", psi, "single", single)
         if k == 0:
-            tail = "There is nothing to rewind: lower epsilon or the target to see the releases before it."
+            tail = "Nothing to rewind: lower epsilon or the target to see releases before it."
             comp_cmp: tuple = ()
         else:
             comp_words, comp_cmp = _more("composition", comp, "single", single)
-            tail = (
-                f"The same {k + 1} releases as independent Gaussian releases, composed exactly, would cost "
-                f"{fmt(comp, 3)} {comp_words}."
-            )
+            tail = f"The {k + 1} releases composed exactly: {fmt(comp, 3)} {comp_words}."
         return Claim(
-            f"##### Release {k + 1} is the first whose noise level alone says the error is within the target "
-            f"{fmt(sc.target, 3)}: a stop fixed before anything is released. It needs no rewind: release {k + 1} "
-            f"(and the noisier ones before it, a post-processing of it) costs one Gaussian release, ex-post "
-            f"epsilon {fmt(cost, 3)} (probability 1 - {delta}); the time-uniform boundary would charge "
-            f"psi(T_N) = {fmt(psi, 3)} {price_words}, a price only a stop that reads the releases has to pay. "
-            + tail,
+            f"##### Release {k + 1} is fixed in advance (its noise level alone puts the error within the target "
+            f"{fmt(sc.target, 3)}), so it needs no rewind: releases 1 to {k + 1} cost one Gaussian release, "
+            f"{fmt(cost, 3)}. A time-uniform boundary would charge psi(T_N) = {fmt(psi, 3)} {price_words}. " + tail,
             figures,
             (("cost", "<=", "single"), ("cost", ">=", "single"), *price_cmp, *comp_cmp),
         )
@@ -195,11 +181,9 @@ def rewind_headline(sc) -> Claim:
         )
         words, comparisons = _versus("cost", cost, "composition", comp)
         return Claim(
-            f"##### The private check halts at release {k + 1}{halt} and costs 2 psi(T_N) = {fmt(cost, 3)}: it "
-            f"reads the private error, so it pays twice the price of a stop that reads only the releases. Fixed "
-            f"in advance, release {k + 1} alone would cost {fmt(single, 3)}; the cost is {words} the "
-            f"{fmt(comp, 3)} of the same {k + 1} releases as independent Gaussian releases composed exactly "
-            "(before paying for any check).",
+            f"##### The private check halts at release {k + 1}{halt} and pays 2 psi(T_N) = {fmt(cost, 3)} for "
+            f"reading the private error: {words} the {fmt(comp, 3)} of the {k + 1} releases composed exactly; "
+            f"fixed in advance, release {k + 1} alone would cost {fmt(single, 3)}.",
             figures,
             comparisons
             + (("single", "<", "cost"),)
