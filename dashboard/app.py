@@ -142,6 +142,85 @@ if (!document.getElementById('noiselab-connection-lost')) {
 }
 """.replace("TEXT", json.dumps(CONNECTION_LOST_TEXT))
 
+# accessible names the framework's markup lacks (axe-core found them on every tab): each slider handle is
+# named by its slider's label and reads its shown value ("epsilon: 1", not the log10 position "0"); the
+# number boxes' step buttons, the file input, the logo and its link get names; the template's sidebar list
+# (a div inside a ul) is no list; a formula that scrolls sideways can take the keyboard; what the framework
+# marks aria-hidden is inert. Applied on load and whenever a part of the page is drawn again, in every
+# shadow root.
+ACCESSIBLE_NAMES_JS = """
+if (!window.noiselabNames) {
+  window.noiselabNames = true;
+  const titleOf = (el) => {
+    const root = el.getRootNode();
+    const title = root.querySelector ? root.querySelector('.bk-slider-title') : null;
+    return title ? title.textContent.trim() : '';
+  };
+  const name = (el) => {
+    if (el.hasAttribute('aria-hidden') && el.tagName !== 'svg') {
+      // what the framework hides from screen readers takes no keyboard focus either
+      const hidden = el.getAttribute('aria-hidden') === 'true';
+      if (hidden && !el.inert) { el.inert = true; el.dataset.noiselabInert = '1'; }
+      if (!hidden && el.dataset.noiselabInert) { el.inert = false; delete el.dataset.noiselabInert; }
+      return;
+    }
+    if (el.classList.contains('noUi-handle')) {
+      const title = titleOf(el);
+      const label = title.split(':')[0].trim() || 'value';
+      el.setAttribute('aria-label', label);
+      if (title) { el.setAttribute('aria-valuetext', title.replace(':', '')); }
+    } else if (el.matches('button.bk-spin-btn-up')) {
+      el.setAttribute('aria-label', 'increase');
+    } else if (el.matches('button.bk-spin-btn-down')) {
+      el.setAttribute('aria-label', 'decrease');
+    } else if (el.matches('input[type=file]') && !el.hasAttribute('aria-label')) {
+      el.setAttribute('aria-label', 'Choose a CSV file (a header row, then numeric rows)');
+    } else if (el.matches('img.app-logo')) {
+      el.setAttribute('alt', 'noiselab logo');
+    } else if (el.matches('a.navbar-brand')) {
+      el.setAttribute('aria-label', 'noiselab: back to the first screen');
+    } else if (el.matches('ul.nav.flex-column')) {
+      el.setAttribute('role', 'none');
+    } else if (el.classList.contains('katex-display')) {
+      // only while it scrolls sideways (a hidden tab's formula has no width, and must not take the keyboard)
+      const shown = !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
+      if (shown && el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 0) {
+        el.setAttribute('tabindex', '0');
+        el.setAttribute('role', 'group');
+        if (!el.hasAttribute('aria-label')) { el.setAttribute('aria-label', 'scrolls sideways'); }
+      } else if (el.getAttribute('tabindex') === '0') {
+        el.removeAttribute('tabindex');
+      }
+    }
+  };
+  const SELECTOR = '[aria-hidden], .noUi-handle, button.bk-spin-btn, input[type=file], img.app-logo, '
+    + 'a.navbar-brand, ul.nav.flex-column, .katex-display';
+  const watched = new WeakSet();
+  let pending = false;
+  const sweep = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.matches(SELECTOR)) { name(el); }
+      if (el.shadowRoot) { watch(el.shadowRoot); sweep(el.shadowRoot); }
+    }
+  };
+  const again = () => {
+    if (pending) { return; }
+    pending = true;
+    requestAnimationFrame(() => { pending = false; sweep(document); });
+  };
+  const watch = (root) => {
+    if (watched.has(root)) { return; }
+    watched.add(root);
+    new MutationObserver(again).observe(root, {
+      childList: true, subtree: true, characterData: true, attributes: true,
+      attributeFilter: ['aria-valuenow', 'aria-hidden'],
+    });
+  };
+  watch(document);
+  sweep(document);
+}
+"""
+
 # large type and presenter mode from the address (?big=true, ?present=1): the toggles' own callbacks
 # run only when they change
 LARGE_ON_LOAD_JS = "document.body.classList.add('noiselab-large');\n"
@@ -724,7 +803,8 @@ def create_app(
     template.config.raw_css = [page_css(assets)]
     template.server_doc = functools.partial(_server_doc_in_one_pass, template, template.server_doc)
     if served:
-        on_load = ON_LOAD_JS + SIZE_CHECK_JS + KEYS_JS + (LARGE_ON_LOAD_JS if settings.large_type else "")
+        on_load = ON_LOAD_JS + SIZE_CHECK_JS + KEYS_JS + ACCESSIBLE_NAMES_JS
+        on_load += LARGE_ON_LOAD_JS if settings.large_type else ""
         on_load += PRESENT_ON_LOAD_JS if settings.present else ""
         doc.js_on_event("document_ready", CustomJS(code=on_load))
         doc.js_on_event("connection_lost", CustomJS(code=CONNECTION_LOST_JS))

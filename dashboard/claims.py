@@ -99,7 +99,7 @@ def _versus(cheap_name, cheap, dear_name, dear):
 
 # --- Brownian rewind ------------------------------------------------------------------------
 def _more(name, value, base_name, base):
-    """"(Nx more)" for a figure above its base, with the comparison those words make."""
+    """ "(Nx more)" for a figure above its base, with the comparison those words make."""
     return f"({fmt(value / base, 3)}x more)", ((name, ">", base_name),)
 
 
@@ -135,9 +135,7 @@ def rewind_headline(sc) -> Claim:
         )
     cost, psi, single = float(sc.stop_epsilon), float(sc.frame_epsilon[k]), float(sc.frame_single[k])
     comp = float(sc.frame_composition[k])
-    figures.update(
-        releases=k + 1, cost=cost, psi=psi, single=single, composition=comp, error=float(sc.frame_error[k])
-    )
+    figures.update(releases=k + 1, cost=cost, psi=psi, single=single, composition=comp, error=float(sc.frame_error[k]))
     if sc.stop_rule == "decide":
         released = float(sc.frame_values[k, 0])
         right = (released < sc.cutoff) == (float(sc.value[0]) < sc.cutoff)
@@ -149,7 +147,7 @@ def rewind_headline(sc) -> Claim:
         else:
             comp_words, comp_cmp = _composition_words(sc, k, "cost", cost)
             tail = f"the {k + 1} releases composed exactly cost {comp_words}."
-        verdict = "right" if right else "wrong, a risk the intervals allow"
+        verdict = "the right answer" if right else "the wrong answer, a risk the intervals allow"
         return Claim(
             f"##### Release {k + 1} is the first whose interval leaves out the public cut-off {fmt(sc.cutoff, 3)}: "
             f"f(x) is {sc.stop_decision} it ({verdict}). Reading the releases costs psi(T_N) = {fmt(cost, 3)}, "
@@ -167,8 +165,9 @@ def rewind_headline(sc) -> Claim:
             tail = f"The {k + 1} releases composed exactly: {fmt(comp, 3)} {comp_words}."
         return Claim(
             f"##### Release {k + 1} is fixed in advance (its noise level alone puts the error within the target "
-            f"{fmt(sc.target, 3)}), so it needs no rewind: releases 1 to {k + 1} cost one Gaussian release, "
-            f"{fmt(cost, 3)}. A time-uniform boundary would charge psi(T_N) = {fmt(psi, 3)} {price_words}. " + tail,
+            f"{fmt(sc.target, 3)} with {fmt(100 * sc.confidence, 3)}% probability), so it needs no rewind: "
+            f"releases 1 to {k + 1} cost one Gaussian release, {fmt(cost, 3)}. A time-uniform boundary would "
+            f"charge psi(T_N) = {fmt(psi, 3)} {price_words}. " + tail,
             figures,
             (("cost", "<=", "single"), ("cost", ">=", "single"), *price_cmp, *comp_cmp),
         )

@@ -242,7 +242,13 @@ class TourPanel(pn.viewable.Viewer):
         super().__init__(**params)
         self.settings = settings
         self._on_step = on_step
-        self.text = Text("", sizing_mode="stretch_width", margin=(0, 10))
+        # a step's link in code type: dark on light grey (Panel's code colour failed WCAG's 4.5:1 contrast)
+        self.text = Text(
+            "",
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+            stylesheets=["code { color: #1f2328; background: #eef1f4; }"],
+        )
         self.start = pn.widgets.Button(
             label="Start the guided tour",
             variant="outline",

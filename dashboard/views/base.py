@@ -71,6 +71,9 @@ def text(markdown="", **kwargs) -> pn.pane.Markdown:
     """A Markdown pane the full width of its column (every caption, readout and table). Its text is never
     typeset as maths (formulas have their own LaTeX panes): text from outside (an address, a file name)
     shown in it could otherwise carry a maths ``href`` to ``javascript:`` as a live link."""
+    # tables wrap instead of scrolling sideways (a scrolling region must take the keyboard: WCAG 2.1.1)
+    sheets = ["table { display: table; overflow: visible; max-width: 100%; } th, td { overflow-wrap: anywhere; }"]
+    kwargs["stylesheets"] = [*kwargs.get("stylesheets", []), *sheets]
     return Text(markdown, sizing_mode="stretch_width", **kwargs)
 
 
@@ -163,7 +166,8 @@ class BaseView(pn.viewable.Viewer):
         self.headline = text(
             "",
             margin=(0, 10),
-            stylesheets=["h5 { font-size: 1.3em; margin: 2px 0 6px 0; }"],  # em: grows with Large type
+            # em: grows with Large type; the weight stated, as Panel's own sheet gave 700 on load, 500 after an update
+            stylesheets=["h5 { font-size: 1.3em; font-weight: 700; margin: 2px 0 6px 0; }"],
             css_classes=["noiselab-headline"],
         )
         self.download = pn.widgets.FileDownload(

@@ -286,6 +286,8 @@ class RewindView(BaseView):
         self.stop_readout = text("")
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
             settings.param.stop_rule,
+            description="What the stop reads decides its price: the releases, psi(T_N); nothing (fixed in "
+            "advance), one release; the private error (RAT), 2 psi(T_N); peeking, no guarantee.",
             options={
                 "decide from the releases": "decide",
                 "fixed in advance": "confidence",
