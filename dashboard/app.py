@@ -146,8 +146,8 @@ if (!document.getElementById('noiselab-connection-lost')) {
 # named by its slider's label and reads its shown value ("epsilon: 1", not the log10 position "0"); the
 # number boxes' step buttons, the file input, the logo and its link get names; the template's sidebar list
 # (a div inside a ul) is no list; a formula that scrolls sideways can take the keyboard; what the framework
-# marks aria-hidden is inert. Applied on load and whenever a part of the page is drawn again, in every
-# shadow root.
+# marks aria-hidden is inert while it is (and no longer once the mark goes). Applied on load and whenever
+# a part of the page is drawn again, in every shadow root.
 ACCESSIBLE_NAMES_JS = """
 if (!window.noiselabNames) {
   window.noiselabNames = true;
@@ -157,7 +157,7 @@ if (!window.noiselabNames) {
     return title ? title.textContent.trim() : '';
   };
   const name = (el) => {
-    if (el.hasAttribute('aria-hidden') && el.tagName !== 'svg') {
+    if ((el.hasAttribute('aria-hidden') || el.dataset.noiselabInert) && el.tagName !== 'svg') {
       // what the framework hides from screen readers takes no keyboard focus either
       const hidden = el.getAttribute('aria-hidden') === 'true';
       if (hidden && !el.inert) { el.inert = true; el.dataset.noiselabInert = '1'; }
@@ -193,8 +193,8 @@ if (!window.noiselabNames) {
       }
     }
   };
-  const SELECTOR = '[aria-hidden], .noUi-handle, button.bk-spin-btn, input[type=file], img.app-logo, '
-    + 'a.navbar-brand, ul.nav.flex-column, .katex-display';
+  const SELECTOR = '[aria-hidden], [data-noiselab-inert], .noUi-handle, button.bk-spin-btn, input[type=file], '
+    + 'img.app-logo, a.navbar-brand, ul.nav.flex-column, .katex-display';
   const watched = new WeakSet();
   let pending = false;
   const sweep = (root) => {

@@ -211,10 +211,9 @@ def rewind_stop_readout(sc) -> Claim:
             psi_sum=float(sc.frame_psi_sum[k]),
         )
         baselines = (
-            f"the same releases as independent Gaussian releases, composed exactly, cost "
-            f"{fmt(sc.frame_composition[k], 3)} with the same probabilistic guarantee "
-            f"({fmt(sc.stop_composition_dp, 3)} as plain (epsilon, delta)-DP, a weaker guarantee); a plain sum "
-            f"of the psi values would charge {fmt(sc.frame_psi_sum[k], 3)}."
+            f"the same releases composed exactly as independent Gaussian releases cost "
+            f"{fmt(sc.frame_composition[k], 3)} ({fmt(sc.stop_composition_dp, 3)} as plain (epsilon, delta)-DP, a "
+            f"weaker guarantee); the plain sum of the psi values, {fmt(sc.frame_psi_sum[k], 3)}."
         )
     if sc.stop_rule == "decide":
         if k < 0:
@@ -227,12 +226,10 @@ def rewind_stop_readout(sc) -> Claim:
         figures.update(released=released, interval=half, cutoff=sc.cutoff)
         return Claim(
             f"**Stop at release {k + 1}**: its interval {fmt(released, 3)} ± {fmt(half, 3)} lies wholly "
-            f"{sc.stop_decision} the public cut-off {fmt(sc.cutoff, 3)}, so the analyst decides. Each interval "
-            f"is wide enough that all {len(sc.frame_times)} hold at once with probability 90%, so looking at every "
-            f"release does not raise the risk of a wrong decision above 10%. The rule reads the releases and the "
-            f"cut-off, never the private data: all {k + 1} releases cost **ex-post epsilon psi(T_N) = "
-            f"{fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 3.7). Fixed in advance, release "
-            f"{k + 1} alone would cost {fmt(sc.frame_single[k], 3)}; " + baselines,
+            f"{sc.stop_decision} the public cut-off {fmt(sc.cutoff, 3)}. All {len(sc.frame_times)} intervals hold "
+            "at once with probability 90%, so looking at every release keeps the risk of a wrong decision at most "
+            f"10%. The rule reads the releases, never the private data: **ex-post epsilon psi(T_N) = "
+            f"{fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 3.7). Besides, " + baselines,
             figures,
             ((("released", "<", "cutoff"),) if sc.stop_decision == "below" else (("released", ">", "cutoff"),)),
         )
@@ -247,11 +244,10 @@ def rewind_stop_readout(sc) -> Claim:
         return Claim(
             f"**Stop at release {k + 1}**: its noise level alone (public) says the error is at most {target} with "
             f"probability at least {percent(sc.confidence)}; this path's error {fmt(sc.frame_error[k], 3)} is "
-            f"{'within' if met else '**not** within'} the target. The stop is fixed before anything is "
-            f"released (it reads only the noise schedule), so the earlier releases are a post-processing of "
-            f"this one and all {k + 1} cost **one Gaussian release: ex-post epsilon {fmt(sc.stop_epsilon, 3)}** "
-            f"(delta {delta}). The time-uniform boundary would charge psi(T_N) = {fmt(sc.frame_epsilon[k], 3)}; "
-            + baselines,
+            f"{'within' if met else '**not** within'} the target. It reads only the noise schedule, so the "
+            f"earlier releases are a post-processing of this one: **one Gaussian release, ex-post epsilon "
+            f"{fmt(sc.stop_epsilon, 3)}** (delta {delta}); psi(T_N) = {fmt(sc.frame_epsilon[k], 3)} is not "
+            "needed. Besides, " + baselines,
             figures,
             (("error", "<=" if met else ">", "target"), ("cost", "<", "psi")),
         )

@@ -195,15 +195,7 @@ class RewindView(BaseView):
             "t", "x", source=self.src_frames, size=3, color=PALETTE["release"], legend_label="release times"
         )
         self.fig_line.add_layout(Span(location=0, dimension="width", line_color=PALETTE["truth"], line_dash="dashed"))
-        self.fig_line.line(
-            "t",
-            "x",
-            source=self.src_cutoff,
-            color=PALETTE["cutoff"],
-            line_dash="dotdash",
-            line_width=2,
-            legend_label="public cut-off",
-        )
+        self._draw_cutoff(self.fig_line, "t", "x", "public cut-off")
         self.fig_line.scatter(
             "t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
         )
@@ -324,6 +316,12 @@ class RewindView(BaseView):
         self.details.append(self.stop_readout)
         self._on_present()
 
+    def _draw_cutoff(self, fig, x, y, label):
+        """The decision's public cut-off, drawn from ``src_cutoff`` (empty for the other stop rules)."""
+        fig.line(
+            x, y, source=self.src_cutoff, color=PALETTE["cutoff"], line_dash="dotdash", line_width=2, legend_label=label
+        )
+
     @property
     def fig_plane(self):
         """The walk in the plane: built, and added under the line's figure, when first asked for (67
@@ -348,15 +346,7 @@ class RewindView(BaseView):
             fig.scatter(
                 [0.0], [0.0], marker="cross", size=16, line_width=3, color=PALETTE["truth"], legend_label="f(x)"
             )
-            fig.line(
-                "x",
-                "y",
-                source=self.src_cutoff,
-                color=PALETTE["cutoff"],
-                line_dash="dotdash",
-                line_width=2,
-                legend_label="public cut-off (coordinate 1)",
-            )
+            self._draw_cutoff(fig, "x", "y", "public cut-off (coordinate 1)")
             fig.scatter(
                 "x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
             )
