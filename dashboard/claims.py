@@ -142,8 +142,9 @@ def rewind_headline(sc) -> Claim:
         figures.update(cutoff=sc.cutoff, released=released, truth=float(sc.value[0]), ratio=psi / single)
         side = "<" if sc.stop_decision == "below" else ">"
         price_cmp = (("psi", ">", "single"),)
+        comp_cmp: tuple = ()
         if k == 0:
-            tail, comp_cmp = "the first release decides: nothing to rewind.", ()
+            tail = "the first release decides: nothing to rewind."
         else:
             comp_words, comp_cmp = _composition_words(sc, k, "cost", cost)
             tail = f"the {k + 1} releases composed exactly cost {comp_words}."
@@ -157,9 +158,9 @@ def rewind_headline(sc) -> Claim:
         )
     if sc.stop_rule == "confidence":
         price_words, price_cmp = _more("psi", psi, "single", single)
+        comp_cmp = ()
         if k == 0:
             tail = "Nothing to rewind: lower epsilon or the target to see releases before it."
-            comp_cmp: tuple = ()
         else:
             comp_words, comp_cmp = _more("composition", comp, "single", single)
             tail = f"The {k + 1} releases composed exactly: {fmt(comp, 3)} {comp_words}."

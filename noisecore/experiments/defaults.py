@@ -179,7 +179,9 @@ def _twin(task: Task, rows: tuple[np.ndarray, ...]) -> Task:
     """A task of the same kind and lam fitted on ``rows`` (public rows only)."""
     if isinstance(task, MeanEstimationTask):
         return MeanEstimationTask(rows[0], lam=task.lam)
-    return type(task)(*rows, lam=task.lam)  # type: ignore[call-arg]
+    if isinstance(task, LogisticRegressionTask):
+        return LogisticRegressionTask(rows[0], rows[1], lam=task.lam)
+    return RidgeRegressionTask(rows[0], rows[1], lam=task.lam)
 
 
 def _sampling_margin(task: Task, rows: tuple[np.ndarray, ...]) -> float:
