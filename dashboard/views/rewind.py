@@ -502,7 +502,7 @@ class RewindView(BaseView):
             controls,
             self.frame,
             self.frame_readout,
+            plots,  # the walk before the stop's details: on a projector the plot is on the first screen
             self.stop_readout,
-            plots,
             self.about,
         )
