@@ -274,12 +274,14 @@ class RewindView(BaseView):
         self._fig_plane = None  # the plane (d = 2) is built when first chosen
         self._plane_pane = None
 
-        self.frame_readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
+        # the weight stated: "Release N of 120" lost its bold once the browser had redrawn the readout
+        self.frame_readout = pn.pane.HTML(
+            "", sizing_mode="stretch_width", margin=(0, 10), stylesheets=["b { font-weight: 700; }"]
+        )
         self.stop_readout = text("")
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
             settings.param.stop_rule,
-            description="What the stop reads decides its price: the releases, psi(T_N); nothing (fixed in "
-            "advance), one release; the private error (RAT), 2 psi(T_N); peeking, no guarantee.",
+            description="What the stop reads sets its price: see the headline",
             options={
                 "decide from the releases": "decide",
                 "fixed in advance": "confidence",
