@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import sys
 
-from noisecore import __version__
-
 USAGE = """usage: noiselab {serve,experiments} [options]
 
   serve        serve the app (python -m dashboard.serve); see: noiselab serve --help
@@ -23,7 +21,13 @@ def main(argv: list[str] | None = None) -> int:
         print(USAGE, end="")
         return 0
     command, rest = args[0], args[1:]
+    if argv is None:  # run as the command (not called from code): its start-up steps before the imports
+        from dashboard.launch import start_command
+
+        start_command(serving=command == "serve")
     if command == "--version":
+        from noisecore import __version__
+
         print(f"noiselab {__version__}")
         return 0
     if command == "serve":

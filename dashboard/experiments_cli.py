@@ -16,6 +16,11 @@ status 128 + the signal's number.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # the command, not an import: its start-up steps before the heavy imports
+    from dashboard.launch import start_command
+
+    start_command(serving=False)
+
 import argparse
 import contextlib
 import csv

@@ -8,6 +8,11 @@ local instance by DNS rebinding; websockets only from the same origins.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # the command, not an import: its start-up steps before the heavy imports
+    from dashboard.launch import start_command
+
+    start_command(serving=True)
+
 import argparse
 import asyncio
 import ctypes

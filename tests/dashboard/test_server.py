@@ -707,7 +707,7 @@ def test_a_burst_of_page_opens_serves_built_pages_between_builds(tmp_path):
 
 
 def _glibc_linux() -> bool:
-    from dashboard import _glibc
+    from dashboard.launch import _glibc
 
     return sys.platform.startswith("linux") and _glibc()
 
@@ -799,33 +799,39 @@ def test_the_memory_trim_runs_periodically_off_the_event_loop(monkeypatch):
 
 @pytest.mark.subprocess
 def test_only_the_serve_command_switches_to_the_c_allocator(monkeypatch):
-    """``noiselab serve`` and ``python -m dashboard.serve`` run themselves again with PYTHONMALLOC=malloc
-    (see ``dashboard/__init__.py``); other commands, a library import and a value already set are left
-    alone. The decision is read from a program that imports the package as those commands do."""
+    """The server's start-up step (``dashboard.launch.start_command(serving=True)``, called first by
+    ``noiselab serve`` and ``python -m dashboard.serve``) runs the process again in place with
+    PYTHONMALLOC=malloc; other commands and a value already set are left alone, and importing the
+    package changes nothing (it once re-executed the interpreter on import)."""
     if not _glibc_linux():
         pytest.skip("the switch is made on Linux with glibc only")
-    probe = (
-        "import sys; sys.argv[0] = {name!r}; sys.argv[1:] = {rest!r}\n"
-        "import os, dashboard; print(os.environ.get('PYTHONMALLOC'), os.getpid())"
+    command = (
+        "from dashboard.launch import start_command; start_command(serving={serving})\n"
+        "import os, signal\n"
+        "print(os.environ.get('PYTHONMALLOC'), os.getpid(), signal.getsignal(signal.SIGINT).__name__)"
+    )
+    library = (
+        "import sys; sys.argv[0] = '/some/bin/noiselab'; sys.argv[1:] = ['serve']\n"
+        "import os, signal, dashboard, dashboard.cli, dashboard.serve\n"
+        "print(os.environ.get('PYTHONMALLOC'), os.getpid(), signal.getsignal(signal.SIGINT).__name__)"
     )
     cases = [
-        ("/some/bin/noiselab", ["serve", "--port", "1"], "malloc"),
-        ("/some/bin/noiselab", ["experiments"], "None"),
-        ("-c", [], "None"),  # a library import (a notebook, the tests)
+        (command.format(serving=True), "malloc", "_stopped_while_starting"),
+        (command.format(serving=False), "None", "_stopped_while_starting"),
+        (library, "None", "default_int_handler"),  # an import: no allocator switch, no signal handler
     ]
     for preset in (None, "pymalloc"):
         if preset is None:
             monkeypatch.delenv("PYTHONMALLOC", raising=False)
         else:
             monkeypatch.setenv("PYTHONMALLOC", preset)
-        for name, rest, expected in cases:
-            proc = subprocess.Popen(
-                [sys.executable, "-c", probe.format(name=name, rest=rest)], stdout=subprocess.PIPE, text=True
-            )
+        for code, expected, handler in cases:
+            proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
             out, _ = proc.communicate(timeout=120)
-            allocator, pid = out.split()
-            assert allocator == (preset or expected), (name, rest, preset, out)
+            allocator, pid, installed = out.split()
+            assert allocator == (preset or expected), (code, preset, out)
             assert int(pid) == proc.pid  # the same process, run again in place
+            assert installed == handler, (code, out)
 
 
 def _cpu_seconds(pid: int) -> float:
