@@ -829,11 +829,14 @@ if pn.state.served and __name__ != "dashboard.app":
     quiet_closed_tabs()
     from dashboard.hardening import harden_running_servers
 
-    if harden_running_servers():  # only the lab's routes from now on; from the start with --setup
+    # once per process (the search walks the garbage collector's objects): the lab's routes only from now
+    # on, from the start with --setup
+    if not pn.state.cache.setdefault("noiselab-hardening-checked", False) and harden_running_servers():
         log.warning(
             "served without --setup dashboard/panel_setup.py: the framework's extra routes were open "
             "until this first page"
         )
+    pn.state.cache["noiselab-hardening-checked"] = True
     pn.extension("katex", notifications=False)
     from bokeh.settings import settings as _bokeh_settings
 

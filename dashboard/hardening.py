@@ -106,8 +106,9 @@ def keep_lab_routes(app, assets: str | None = None) -> list[str]:
     """Close every route of ``app`` the lab does not need (see :data:`LAB_ROUTES`; ``assets`` is the
     route of the lab's static assets, if served); returns the closed path patterns, logged once."""
     rules = app.wildcard_router.rules
-    kept = [rule for rule in rules if _reason(rule, assets) is not None]
-    closed = [_path(rule) for rule in rules if _reason(rule, assets) is None]
+    reasons = [_reason(rule, assets) for rule in rules]
+    kept = [rule for rule, reason in zip(rules, reasons, strict=True) if reason is not None]
+    closed = [_path(rule) for rule, reason in zip(rules, reasons, strict=True) if reason is None]
     if not any("DocHandler" in _handler_names(rule.target) for rule in kept):
         raise RuntimeError("the page's route was not found among the server's routes")
     rules[:] = kept
