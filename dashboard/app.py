@@ -37,7 +37,8 @@ from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, R
 from dashboard.views.base import FONT_PREFIX
 from dashboard.views.noise import cached_calibration, comparison_for, dropout_calls
 from dashboard.views.rat import cached_study
-from dashboard.widgets import TourPanel, controls
+from dashboard.share import SharePanel
+from dashboard.widgets import InUse, TourPanel, controls
 from noisecore import frontier
 
 log = logging.getLogger("noiselab")
@@ -62,6 +63,8 @@ URL_KEYS = {
     "theta": "theta",
     "lam": "lam",
     "users": "users",
+    "example": "example",
+    "expert": "expert",
     "large_type": "big",
     "present": "present",
     "tour": "tour",
@@ -334,7 +337,10 @@ class NoiseLab(pn.viewable.Viewer):
         self.pool = pool
         self._views = [None] * len(self.VIEW_CLASSES)
         self._slots = [pn.Column(sizing_mode="stretch_width", min_height=300) for _ in self.VIEW_CLASSES]
-        self.controls = controls(self.settings, show_tab=self._show_tab, on_reset=self._reset_page_state)
+        self.in_use = InUse()
+        self.controls = controls(
+            self.settings, show_tab=self._show_tab, on_reset=self._reset_page_state, in_use=self.in_use
+        )
         self.tabs = pn.Tabs(
             *zip(TABS, self._slots, strict=True),
             # not dynamic: re-rendering a tab on each switch left the old plots' data bounds in the
@@ -347,6 +353,8 @@ class NoiseLab(pn.viewable.Viewer):
         # are built, and compute, when their tab is first shown
         self._activate(0, now=True)
         self.tabs.param.watch(lambda event: self._activate(event.new, deferred=True), "active")
+        self.in_use.show(REGISTRY[self.tabs.active].uses)
+        self.tabs.param.watch(lambda event: self.in_use.show(REGISTRY[event.new].uses), "active")
         self.tour = TourPanel(self.settings, self.show_step)
         self.intro = Text(INTRO, sizing_mode="stretch_width", css_classes=["noiselab-intro"])
         self.present_toggle = pn.widgets.Toggle.from_param(
@@ -357,7 +365,10 @@ class NoiseLab(pn.viewable.Viewer):
             margin=(4, 10),
         )
         self.present_toggle.jscallback(value=PRESENT_JS, args={"toggle": self.present_toggle})
-        self.present_row = pn.Row(pn.HSpacer(), self.present_toggle, sizing_mode="stretch_width", height=42)
+        self.share = SharePanel()  # the served page gives it the page's address (create_app)
+        self.present_row = pn.Row(
+            pn.HSpacer(), self.share.button, self.present_toggle, sizing_mode="stretch_width", height=42
+        )
 
     def _reset_page_state(self):
         """Reset's share beyond the settings: the first release and the experiments defaults, so on the
@@ -507,7 +518,7 @@ class NoiseLab(pn.viewable.Viewer):
     def __panel__(self):
         return pn.Row(
             pn.Column(self.controls, width=300),
-            pn.Column(self.present_row, self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
+            pn.Column(self.present_row, self.share, self.intro, self.tour, self.tabs, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
 
@@ -689,6 +700,13 @@ class AddressLocation(Location):
             location.param.update(hostname=hostname, port=port, pathname=pathname)
         return location
 
+    def address(self) -> str:
+        """The page's full address: the browser's scheme and host (as it reached the page, through any
+        proxy), this server's path and the query the settings wrote."""
+        scheme = self.protocol if self.protocol in ("http:", "https:") else "http:"
+        host = self.hostname + (f":{self.port}" if self.port else "")
+        return f"{scheme}//{host}{self.pathname or '/'}{self.search}"
+
     @property
     def query_params(self) -> dict:
         """The query as text, key by key (used by Panel's own watchers): long values left out."""
@@ -791,7 +809,7 @@ def create_app(
         title=TITLE,
         logo=logo_uri(assets),
         sidebar=[lab.controls],
-        main=[notice, lab.present_row, lab.intro, lab.tour, lab.tabs],
+        main=[notice, lab.present_row, lab.share, lab.intro, lab.tour, lab.tabs],
         sidebar_width=320,
         header_background=HEADER,
         meta_viewport=VIEWPORT,
@@ -816,6 +834,8 @@ def create_app(
         )
         location = AddressLocation.for_request(doc.session_context.request)
         location.follow(lab, show_refused)  # later changes of the query the same way
+        lab.share.address = location.address
+        location.param.watch(lambda _event: lab.share.refresh(), "search")
         template.server_doc = functools.partial(template.server_doc, session_location=location)
     return template
 

@@ -25,6 +25,8 @@ import numpy as np
 from noisecore import Arete  # the Lemma 3 hypothesis check lives in the core
 from noisecore.dropout import MIN_FRACTION
 
+from .wording import odds_text, with_unit
+
 __all__ = [
     "FRAME_READOUT",
     "RULE_COST",
@@ -84,6 +86,8 @@ class Claim:
     text: str
     figures: dict = field(default_factory=dict)
     comparisons: tuple = ()  # (left figure, op, right figure): what the words assert
+    # (figure, what it prices): the epsilons (and "delta") that dashboard.wording.plain_meaning reads aloud
+    glosses: tuple = ()
 
     def holds(self) -> bool:
         """True when every comparison the words make holds for the figures named."""
@@ -117,25 +121,29 @@ def rewind_headline(sc) -> Claim:
     alternative at the same delta: one Gaussian release at T_N (what a stop fixed in advance costs), the
     time-uniform price psi(T_N), and the same releases as independent Gaussian releases composed exactly."""
     k = sc.stop_frame
-    figures = {"target": sc.target, "last_epsilon": float(sc.frame_epsilon[-1])}
+    u = lambda value: with_unit(fmt(value, 3), sc.unit)  # noqa: E731
+    figures = {"target": sc.target, "last_epsilon": float(sc.frame_epsilon[-1]), "delta": sc.delta}
     if k < 0:
         if sc.stop_rule == "decide":
             figures.update(cost=float(sc.stop_epsilon), cutoff=sc.cutoff)
             return Claim(
-                f"##### No release's interval leaves out the cut-off {fmt(sc.cutoff, 3)} by epsilon = "
+                f"##### No release's interval leaves out the cut-off {u(sc.cutoff)} by epsilon = "
                 f"{fmt(sc.frame_epsilon[-1], 3)}, so the analyst never decides; all {len(sc.frame_times)} releases "
                 f"cost psi(T_last) = {fmt(sc.stop_epsilon, 3)}. Raise epsilon or the target (the cut-off sits "
                 f"{fmt((sc.cutoff - float(sc.value[0])) / sc.target, 2)} target errors from f(x)).",
                 figures,
+                glosses=(("cost", f"all {len(sc.frame_times)} releases"), ("delta", "")),
             )
         return Claim(
-            f"##### No release reaches the target error {fmt(sc.target, 3)} by epsilon = "
+            f"##### No release reaches the target error {u(sc.target)} by epsilon = "
             f"{fmt(sc.frame_epsilon[-1], 3)}: raise epsilon or the target.",
             figures,
+            glosses=(("last_epsilon", "the last release's level"),),
         )
     cost, psi, single = float(sc.stop_epsilon), float(sc.frame_epsilon[k]), float(sc.frame_single[k])
     comp = float(sc.frame_composition[k])
     figures.update(releases=k + 1, cost=cost, psi=psi, single=single, composition=comp, error=float(sc.frame_error[k]))
+    composed = (("composition", f"the {k + 1} releases composed exactly"),) if k > 0 else ()
     if sc.stop_rule == "decide":
         released = float(sc.frame_values[k, 0])
         right = (released < sc.cutoff) == (float(sc.value[0]) < sc.cutoff)
@@ -150,11 +158,17 @@ def rewind_headline(sc) -> Claim:
             tail = f"the {k + 1} releases composed exactly cost {comp_words}."
         verdict = "the right answer" if right else "the wrong answer, a risk the intervals allow"
         return Claim(
-            f"##### Release {k + 1} is the first whose interval leaves out the public cut-off {fmt(sc.cutoff, 3)}: "
+            f"##### Release {k + 1} is the first whose interval leaves out the public cut-off {u(sc.cutoff)}: "
             f"f(x) is {sc.stop_decision} it ({verdict}). Reading the releases costs psi(T_N) = {fmt(cost, 3)}, "
             f"{fmt(psi / single, 3)}x one release fixed in advance ({fmt(single, 3)}); " + tail,
             figures,
             (("cost", "<=", "psi"), ("cost", ">=", "psi"), ("released", side, "cutoff"), *price_cmp, *comp_cmp),
+            glosses=(
+                ("cost", f"stopping at release {k + 1} after reading the releases"),
+                ("single", "one release fixed in advance"),
+                *composed,
+                ("delta", ""),
+            ),
         )
     if sc.stop_rule == "confidence":
         price_words, price_cmp = _more("psi", psi, "single", single)
@@ -166,16 +180,22 @@ def rewind_headline(sc) -> Claim:
             tail = f"The {k + 1} releases composed exactly: {fmt(comp, 3)} {comp_words}."
         return Claim(
             f"##### Release {k + 1} is fixed in advance (its noise level alone puts the error within the target "
-            f"{fmt(sc.target, 3)} with {fmt(100 * sc.confidence, 3)}% probability), so it needs no rewind: "
+            f"{u(sc.target)} with {fmt(100 * sc.confidence, 3)}% probability), so it needs no rewind: "
             f"releases 1 to {k + 1} cost one Gaussian release, {fmt(cost, 3)}. A time-uniform boundary would "
             f"charge psi(T_N) = {fmt(psi, 3)} {price_words}. " + tail,
             figures,
             (("cost", "<=", "single"), ("cost", ">=", "single"), *price_cmp, *comp_cmp),
+            glosses=(
+                ("cost", f"release {k + 1}, fixed in advance"),
+                ("psi", "a time-uniform boundary"),
+                *composed,
+                ("delta", ""),
+            ),
         )
     if sc.stop_rule == "rat":
         false_halt = sc.frame_error[k] > sc.target
         halt = (
-            f" (a false halt: the true error {fmt(sc.frame_error[k], 3)} is above the target {fmt(sc.target, 3)})"
+            f" (a false halt: the true error {u(sc.frame_error[k])} is above the target {u(sc.target)})"
             if false_halt
             else ""
         )
@@ -188,18 +208,26 @@ def rewind_headline(sc) -> Claim:
             comparisons
             + (("single", "<", "cost"),)
             + ((("error", ">", "target"),) if false_halt else (("error", "<=", "target"),)),
+            glosses=(
+                ("cost", "the private check's stop"),
+                *composed,
+                ("single", f"release {k + 1} fixed in advance"),
+                ("delta", ""),
+            ),
         )
     return Claim(
         f"##### Peeking at the private error stops at release {k + 1}, but then no privacy guarantee holds: "
         "the stop itself depends on f(x).",
         figures,
         (("error", "<=", "target"),),
+        glosses=(("cost", "peeking"),),
     )
 
 
 def rewind_stop_readout(sc) -> Claim:
     """What the stop costs, in words that follow paper A's hypotheses."""
-    k, target, delta = sc.stop_frame, fmt(sc.target, 3), fmt(sc.delta, 2)
+    u = lambda value: with_unit(fmt(value, 3), sc.unit)  # noqa: E731
+    k, target, delta = sc.stop_frame, u(sc.target), fmt(sc.delta, 2)
     figures = {"target": sc.target}
     if k >= 0:
         figures.update(
@@ -219,15 +247,15 @@ def rewind_stop_readout(sc) -> Claim:
     if sc.stop_rule == "decide":
         if k < 0:
             return Claim(
-                f"No release's interval leaves out the public cut-off {fmt(sc.cutoff, 3)}: the analyst releases "
+                f"No release's interval leaves out the public cut-off {u(sc.cutoff)}: the analyst releases "
                 f"all {len(sc.frame_times)} and pays psi(T_last) = {fmt(sc.stop_epsilon, 3)} (delta {delta}).",
                 figures,
             )
         released, half = float(sc.frame_values[k, 0]), float(sc.frame_interval[k])
         figures.update(released=released, interval=half, cutoff=sc.cutoff)
         return Claim(
-            f"**Stop at release {k + 1}**: its interval {fmt(released, 3)} ± {fmt(half, 3)} lies wholly "
-            f"{sc.stop_decision} the public cut-off {fmt(sc.cutoff, 3)}. All {len(sc.frame_times)} intervals hold "
+            f"**Stop at release {k + 1}**: its interval {fmt(released, 3)} ± {u(half)} lies wholly "
+            f"{sc.stop_decision} the public cut-off {u(sc.cutoff)}. All {len(sc.frame_times)} intervals hold "
             "at once with probability 90%, so looking at every release keeps the risk of a wrong decision at most "
             f"10%. The rule reads the releases, never the private data: **ex-post epsilon psi(T_N) = "
             f"{fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 3.7). Besides, " + baselines,
@@ -244,7 +272,7 @@ def rewind_stop_readout(sc) -> Claim:
         met = sc.frame_error[k] <= sc.target
         return Claim(
             f"**Stop at release {k + 1}**: its noise level alone (public) says the error is at most {target} with "
-            f"probability at least {percent(sc.confidence)}; this path's error {fmt(sc.frame_error[k], 3)} is "
+            f"probability at least {percent(sc.confidence)}; this path's error {u(sc.frame_error[k])} is "
             f"{'within' if met else '**not** within'} the target. It reads only the noise schedule, so the "
             f"earlier releases are a post-processing of this one: **one Gaussian release, ex-post epsilon "
             f"{fmt(sc.stop_epsilon, 3)}** (delta {delta}); psi(T_N) = {fmt(sc.frame_epsilon[k], 3)} is not "
@@ -270,9 +298,9 @@ def rewind_stop_readout(sc) -> Claim:
         figures["check_scale"] = scale
         return Claim(
             f"**ReducedAboveThreshold halts at release {k + 1}** after checking the private error, which is "
-            f"{fmt(sc.frame_error[k], 3)}: {verdict}. A check on private data is paid for: "
+            f"{u(sc.frame_error[k])}: {verdict}. A check on private data is paid for: "
             f"**ex-post epsilon 2 psi(T_N) = {fmt(sc.stop_epsilon, 3)}** (delta {delta}; paper A, Corollary 5.2). "
-            f"The check adds Laplace noise of scale 4D/epsilon_n = {fmt(scale, 3)} against a target of {target}, "
+            f"The check adds Laplace noise of scale 4D/epsilon_n = {u(scale)} against a target of {target}, "
             "so a halt can miss the target; the RAT tab checks a utility averaged over many records, with less "
             "noise per record.",
             figures,
@@ -280,22 +308,46 @@ def rewind_stop_readout(sc) -> Claim:
         )
     if k < 0:
         return Claim(f"Counter-example (peeking at the private error): no release comes within {target}.", figures)
+    m = sc.neighbour_stop_frame
+    figures["neighbour_stop"] = m + 1
+    figures["stop"] = k + 1
+    shift = with_unit(fmt(sc.sensitivity, 3), sc.unit)
+    if m < 0:
+        neighbour = (
+            f"With a neighbour's data (f(x) {shift} higher) the same releases never come within {target}: the "
+            "stop itself tells the two apart"
+        )
+        comparison: tuple = ()
+    elif m != k:
+        neighbour = (
+            f"With a neighbour's data (f(x) {shift} higher) the same releases would stop at release {m + 1} "
+            "(the hollow star), not here: the stop itself tells the two apart"
+        )
+        comparison = (("neighbour_stop", "<" if m < k else ">", "stop"),)
+    else:
+        neighbour = (
+            f"Here a neighbour's data (f(x) {shift} higher) happens to stop at the same release, but the rule "
+            "still reads f(x), and at other seeds the two stops differ"
+        )
+        comparison = (("neighbour_stop", ">=", "stop"), ("neighbour_stop", "<=", "stop"))
     return Claim(
         f"**Counter-example**: stopping at release {k + 1} because its *private* error "
-        f"{fmt(sc.frame_error[k], 3)} is within {target} reads f(x). A neighbour's data would stop at another "
-        f"release, so the stop itself leaks: **no ex-post guarantee holds** (psi(T_N) = "
-        f"{fmt(sc.frame_epsilon[k], 3)} would be a false claim). Use the private check (RAT) instead.",
+        f"{u(sc.frame_error[k])} is within {target} reads f(x). {neighbour}, so **no ex-post guarantee "
+        f"holds** (psi(T_N) = {fmt(sc.frame_epsilon[k], 3)} would be a false claim). Use the private check "
+        "(RAT) instead.",
         figures,
-        (("error", "<=", "target"),),
+        (("error", "<=", "target"), *comparison),
     )
 
 
 # one release's readout: the browser fills the same template while it plays (dashboard.views.rewind)
 FRAME_READOUT = (
     "<b>Release {release} of {count}</b>: noise variance T = {T}, ex-post epsilon psi(T) = {epsilon} "
-    "(independent releases composed exactly: {composition}), error = {error} (expected {expected})."
+    "(odds moved at most {odds}x; independent releases composed exactly: {composition}), error = {error} "
+    "(expected {expected})."
 )
 FRAME_DIGITS = {"T": 4, "epsilon": 3, "composition": 3, "error": 3, "expected": 3}  # significant digits
+FRAME_UNITS = {"T": 2, "error": 1, "expected": 1}  # the power of f(x)'s unit each figure carries
 
 
 def frame_figures(sc) -> dict:
@@ -303,10 +355,19 @@ def frame_figures(sc) -> dict:
     return {
         "T": sc.frame_times,
         "epsilon": sc.frame_epsilon,
+        "odds": sc.frame_epsilon,
         "composition": sc.frame_composition,
         "error": sc.frame_error,
         "expected": sc.frame_expected_error,
     }
+
+
+def frame_text(sc, name: str, value: float) -> str:
+    """One figure of the release readout as shown: its digits, then its unit (the odds: e^epsilon in words)."""
+    if name == "odds":
+        return odds_text(float(value))
+    unit = {0: "", 1: sc.unit, 2: f"{sc.unit}\u00b2" if sc.unit else ""}[FRAME_UNITS.get(name, 0)]
+    return with_unit(fmt(float(value), FRAME_DIGITS[name]), unit)
 
 
 def rewind_frame_readout(sc, k: int) -> Claim:
@@ -316,7 +377,7 @@ def rewind_frame_readout(sc, k: int) -> Claim:
     if isinstance(k, bool) or not (isinstance(k, int | np.integer) and 0 <= k < count):
         raise ValueError(f"k must be a release index from 0 to {count - 1}, got {k!r}")
     figures = {name: float(values[k]) for name, values in frame_figures(sc).items()}
-    shown = {name: fmt(figures[name], digits) for name, digits in FRAME_DIGITS.items()}
+    shown = {name: frame_text(sc, name, value) for name, value in figures.items()}
     return Claim(FRAME_READOUT.format(release=k + 1, count=count, **shown), {"release": k + 1, **figures})
 
 
@@ -328,8 +389,9 @@ def boundaries_headline(c, *, epsilon) -> Claim:
         f"##### At epsilon = {fmt(epsilon, 3)}, stopping whenever you like costs "
         f"x{fmt(g['linear_over_pdp'], 3)} the noise variance of a single release with the same guarantee "
         f"(linear boundary; mixture x{fmt(g['mixture_over_pdp'], 3)}).",
-        {"linear_over_pdp": g["linear_over_pdp"], "mixture_over_pdp": g["mixture_over_pdp"], "one": 1.0},
+        {"linear_over_pdp": g["linear_over_pdp"], "mixture_over_pdp": g["mixture_over_pdp"], "one": 1.0, "epsilon": epsilon},
         (("linear_over_pdp", ">=", "one"), ("mixture_over_pdp", ">=", "one")),
+        glosses=(("epsilon", "the guarantee compared"),),
     )
 
 
@@ -388,6 +450,7 @@ def noise_headline(c) -> Claim:
             f"calibrated at this epsilon is being computed; the Arete curve drawn meanwhile is a {c.arete_note}.",
             figures,
             (("staircase", "<=", "laplace"),),
+            glosses=(("epsilon", "every noise here"),),
         )
     if c.laplace_limit:
         return Claim(
@@ -396,6 +459,7 @@ def noise_headline(c) -> Claim:
             "advantage appears at larger epsilon (try 10).",
             figures,
             (("staircase", "<=", "laplace"), ("arete", ">=", "laplace")),
+            glosses=(("epsilon", "every noise here"),),
         )
     r = c.ratios
     ratio = fmt(r["abs_vs_laplace"], 3)
@@ -407,6 +471,7 @@ def noise_headline(c) -> Claim:
             f"the calibrated Arete to compare at the same epsilon.",
             figures,
             (("arete_epsilon", ">", "epsilon"),),
+            glosses=(("epsilon", "asked"), ("arete_epsilon", "the Arete shown")),
         )
     if c.source != "calibrated" and certified < c.epsilon * 0.99:
         return Claim(
@@ -415,6 +480,7 @@ def noise_headline(c) -> Claim:
             f"choose the calibrated Arete to compare at the same epsilon.",
             figures,
             (("arete_epsilon", "<", "epsilon"),),
+            glosses=(("epsilon", "asked"), ("arete_epsilon", "the Arete shown")),
         )
     figures.update(ratio_laplace=r["abs_vs_laplace"], ratio_staircase=r["abs_vs_staircase"])
     return Claim(
@@ -423,6 +489,7 @@ def noise_headline(c) -> Claim:
         f"users.",
         figures,
         (("arete_epsilon", "<=", "epsilon"),),
+        glosses=(("epsilon", "every noise here"),),
     )
 
 
@@ -554,6 +621,7 @@ def rat_headline(study) -> Claim:
         "first, noisiest round).",
         figures,
         comparisons,
+        glosses=(("rat_median", "RAT's median stop"), ("at_median", "AboveThreshold's median stop")),
     )
 
 
@@ -697,8 +765,15 @@ def experiments_headline(result, *, delta: float, lowest_allowed: float | None =
         f"##### Checked on public hold-out data, BM reaches the target loss {fmt(stop.target, 4)} at a median "
         f"ex-post epsilon {fmt(bm, 3)} (holds with probability 1 - {fmt(delta, 2)}), LNR at {fmt(lnr, 3)}: "
         f"{verdict}.{note} {private}",
-        figures,
+        {**figures, "delta": delta},
         tuple(comparisons),
+        glosses=(
+            ("bm", "BM's median stop, checked on public data"),
+            ("lnr", "LNR's"),
+            ("rat", "BM with RAT's"),
+            ("at", "BM with AboveThreshold's"),
+            ("delta", ""),
+        ),
     )
 
 

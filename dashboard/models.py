@@ -23,6 +23,8 @@ DEFAULTS: dict[str, Any] = {
     "theta": 0.63,
     "lam": 0.0545,
     "users": 100,
+    "example": "count",
+    "expert": False,
     "large_type": False,
     "present": False,
     "tour": 0,
@@ -88,6 +90,16 @@ class Settings(param.Parameterized):
         doc="Number of users n who each add one share of the noise (distributed summation): sets "
         "the size of one share. The dropout curves depend only on the fraction present.",
     )
+    example: param.Selector[str] = param.Selector(
+        default=DEFAULTS["example"],
+        objects=["count", "abstract"],
+        doc="What f(x) stands for in the rewind: 'count', how many more people than last year have a condition "
+        "(in people; one person moves it by at most one), or 'abstract', f(x) with no unit.",
+    )
+    expert = param.Boolean(
+        DEFAULTS["expert"],
+        doc="Expert wording: the papers' terms only, without the plain-words line under each headline.",
+    )
     large_type = param.Boolean(DEFAULTS["large_type"], doc="Large type for a projector: bigger text and plot labels.")
     present = param.Boolean(
         DEFAULTS["present"],
@@ -107,7 +119,7 @@ class Settings(param.Parameterized):
         if self.present:
             self.large_type = True
 
-    @param.depends("dim", "seed", "stop_rule", watch=True)
+    @param.depends("dim", "seed", "stop_rule", "example", watch=True)
     def _commit_discrete(self):
         """Discrete settings have no drag: every change is final."""
         self.param.trigger("committed")
@@ -119,7 +131,7 @@ class Settings(param.Parameterized):
 
     def apply(self, preset: dict):
         """The defaults overridden by ``preset`` (presentation settings are kept), then one commit."""
-        keep = {"large_type": self.large_type, "present": self.present, "tour": self.tour}
+        keep = {"large_type": self.large_type, "present": self.present, "tour": self.tour, "expert": self.expert}
         self.param.update(**{**DEFAULTS, **keep, **preset})
         self.param.trigger("committed")
 

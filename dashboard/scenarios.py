@@ -171,6 +171,8 @@ class RewindScenario:
     delta: float
     sensitivity: float
     confidence: float
+    unit: str = ""  # the unit of f(x) in the running example ("" for the abstract f(x))
+    neighbour_stop_frame: int = -1  # the peek rule on the same releases with a neighbour's f(x) + D e_1
 
 
 def rewind_scenario(
@@ -185,11 +187,15 @@ def rewind_scenario(
     confidence=0.9,
     frames=120,
     path_points=600,
+    unit="",
     rng=None,
 ) -> RewindScenario:
     """Release at privacy levels from epsilon/10 up to epsilon (mixture boundary psi_M with
     rho in units of D^2), one frame per level, and stop by ``stop_rule`` (see ``STOP_RULES``), priced by
-    what it reads (``STOP_PRICES``)."""
+    what it reads (``STOP_PRICES``). ``unit`` names f(x)'s unit for the words (``"people"``); the
+    numbers do not depend on it."""
+    if not isinstance(unit, str) or len(unit) > 20:
+        raise TypeError(f"unit must be a short text (at most 20 characters), got {unit!r}")
     epsilon = positive("epsilon", epsilon)
     target = positive("target", target)
     dim = positive_int("dim", dim)
@@ -221,6 +227,7 @@ def rewind_scenario(
     released = value[0] + noise[:, 0]
 
     decision = ""
+    neighbour_stop = -1
     if stop_rule == "decide":
         hits = np.nonzero(np.abs(released - cutoff) > interval)[0]
         stop = int(hits[0]) if hits.size else -1
@@ -242,6 +249,11 @@ def rewind_scenario(
         hits = np.nonzero(error <= target)[0]
         stop = int(hits[0]) if hits.size else -1
         cost = math.inf
+        # the same releases, read with a neighbour's f(x) + D e_1: the stop depends on the private data
+        shift = np.zeros(dim)
+        shift[0] = D
+        near = np.nonzero(np.linalg.norm(value + noise - (value + shift), axis=1) <= target)[0]
+        neighbour_stop = int(near[0]) if near.size else -1
     # the same releases as independent Gaussian mechanisms, composed exactly
     composition = np.asarray(
         gaussian_composition_epsilon(times, delta=boundary.delta, sensitivity=D, cumulative=True), dtype=float
@@ -278,6 +290,8 @@ def rewind_scenario(
         delta=boundary.delta,
         sensitivity=D,
         confidence=confidence,
+        unit=unit,
+        neighbour_stop_frame=neighbour_stop,
     )
 
 

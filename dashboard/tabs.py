@@ -19,14 +19,25 @@ class Tab:
     name: str
     label: str
     view: str
+    uses: frozenset = frozenset()  # the sidebar's settings that change this tab
 
 
 REGISTRY = (
-    Tab("rewind", "Brownian rewind", "dashboard.views.rewind:RewindView"),
-    Tab("boundaries", "Privacy boundaries", "dashboard.views.boundaries:BoundaryView"),
-    Tab("noise", "Low-privacy noise", "dashboard.views.noise:NoiseView"),
-    Tab("rat", "RAT stopping", "dashboard.views.rat:RatView"),
-    Tab("experiments", "Experiments", "dashboard.views.experiments:ExperimentsView"),
+    Tab(
+        "rewind",
+        "Brownian rewind",
+        "dashboard.views.rewind:RewindView",
+        frozenset({"epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "example"}),
+    ),
+    Tab(
+        "boundaries",
+        "Privacy boundaries",
+        "dashboard.views.boundaries:BoundaryView",
+        frozenset({"epsilon", "delta", "rho", "sensitivity", "seed"}),
+    ),
+    Tab("noise", "Low-privacy noise", "dashboard.views.noise:NoiseView", frozenset({"epsilon", "sensitivity"})),
+    Tab("rat", "RAT stopping", "dashboard.views.rat:RatView", frozenset({"epsilon", "delta", "rho", "seed"})),
+    Tab("experiments", "Experiments", "dashboard.views.experiments:ExperimentsView", frozenset({"delta", "seed"})),
 )
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .tabs import REGISTRY, tab_index
 
-__all__ = ["GLOSSARY", "PRESETS", "TABS", "TOUR", "TourStep"]
+__all__ = ["GLOSSARY", "PRESETS", "TABS", "TERM_ALIASES", "TOUR", "TourStep"]
 
 TABS = tuple(tab.label for tab in REGISTRY)  # the labels, in tab order
 
@@ -93,10 +93,11 @@ TOUR = (
 # name -> (index of the tab shown, settings on top of the defaults); names short enough to show whole in
 # the sidebar's box in large type (a test measures them), what each shows in PRESET_NOTES
 PRESETS = {
-    "Defaults: rewind in 1-D": (tab_index("rewind"), {}),
+    "Defaults: a count of people": (tab_index("rewind"), {}),
     "Rewind in the plane (d = 2)": (tab_index("rewind"), {"dim": 2}),
     "Stop fixed in advance": (tab_index("rewind"), {"stop_rule": "confidence"}),
-    "Counter-example: peeking": (tab_index("rewind"), {"stop_rule": "peek"}),
+    "Abstract f(x), no units": (tab_index("rewind"), {"example": "abstract"}),
+    "Counter-example: peeking": (tab_index("rewind"), {"stop_rule": "peek", "seed": 2}),
     "Private check on the error": (tab_index("rewind"), {"stop_rule": "rat"}),
     "Crossings at delta = 0.05": (tab_index("boundaries"), {"delta": 0.05}),
     "Low privacy: epsilon = 10": (tab_index("noise"), {"epsilon": 10.0}),
@@ -107,10 +108,12 @@ PRESETS = {
     "RAT at a low epsilon": (tab_index("rat"), {"epsilon": 0.3}),
 }
 PRESET_NOTES = {
-    "Defaults: rewind in 1-D": "the defaults: the rewind in one dimension",
+    "Defaults: a count of people": "the defaults: the rewind of a count (how many more people than last year have a condition; one person moves it by one)",
     "Rewind in the plane (d = 2)": "the same rewind with a two-dimensional f(x)",
     "Stop fixed in advance": "a stop chosen before anything is released needs no rewind: one release's price",
-    "Counter-example: peeking": "the analyst stops by peeking at the private error: psi(T_N) does not hold",
+    "Abstract f(x), no units": "the rewind of an abstract f(x) = 0, as in the paper, instead of the count of people",
+    "Counter-example: peeking": "the analyst stops by peeking at the private error: psi(T_N) does not hold; "
+    "at seed 2 a neighbour's data would stop 23 releases later on the same releases",
     "Private check on the error": "RAT checks the error on private data and pays about 2 psi(T_N)",
     "Crossings at delta = 0.05": "a large delta, so some simulated paths cross the boundaries",
     "Low privacy: epsilon = 10": "Laplace, Staircase and Arete noise at epsilon = 10",
@@ -162,4 +165,54 @@ GLOSSARY = {
     "go to the first and the last release; 1 to 5 open the tabs; P turns presenter mode on or off. Keys do "
     "nothing while you type in a box.",
     "seed": "The random seed: the same seed reproduces every draw, so a link reproduces a demo exactly.",
+    "noise variance T": "How much noise a release carries: its error is typically about sqrt(T), in the "
+    "query's units (T = 3600 people\u00b2: about 60 people). T_N is the last release's.",
+    "time-uniform": "Holding at every release time at once, however the analyst decides when to stop, rather "
+    "than at one time fixed in advance.",
+    "mixture and linear boundaries": "The two privacy boundaries of paper A (Theorem 3.6): psi_M, a mixture "
+    "tuned by rho, and a straight line tuned for one epsilon.",
+    "Gaussian release": "f(x) plus normal (Gaussian) noise of a fixed variance: one release, its price fixed "
+    "before anything is seen.",
+    "Laplace": "The classic noise for epsilon-DP: a two-sided exponential of scale sensitivity/epsilon. Its "
+    "error falls only like 1/epsilon.",
+    "paper A": "Whitehouse, Wu, Ramdas, Rogers, Brownian Noise Reduction (NeurIPS 2022): the Brownian "
+    "mechanism, privacy boundaries and ReducedAboveThreshold. Corollary 3.7 prices a stop that reads the "
+    "releases at psi(T_N); Corollary 5.2 prices RAT at 2 psi(T_N).",
+    "paper B": "Pagh and Stausholm, Infinitely Divisible Noise in the Low Privacy Regime (ALT 2022): the "
+    "Arete noise. Its Lemma 3 proves the Arete's privacy for large epsilon.",
+    "eps_N": "The privacy level of the last release made before the stop: what noise reduction pays.",
+    "target": "The error the analyst wants to get below: in the rewind a distance in the query's units, in "
+    "the RAT tab and the experiments a model's error rate or loss.",
+}
+
+# how each glossary term is written where it appears (app text is matched against these, longest first)
+TERM_ALIASES = {
+    "epsilon": ("epsilon", "\u03b5"),
+    "delta": ("delta",),
+    "sensitivity": ("sensitivity",),
+    "privacy loss": ("privacy loss", "loss paths"),
+    "psi (privacy boundary)": ("psi(T_N)", "psi(T_last)", "psi(T)", "psi(T_n)", "2 psi(T_N)", "privacy boundary"),
+    "rho": ("rho",),
+    "ex post": ("ex-post", "ex post"),
+    "exact composition": ("composed exactly",),
+    "BM (Brownian mechanism)": ("BM", "Brownian mechanism"),
+    "LNR (Laplace noise reduction)": ("LNR",),
+    "hold-out": ("hold-out",),
+    "pDP (probabilistic DP)": ("pDP", "probabilistic guarantee"),
+    "RAT / AboveThreshold": ("ReducedAboveThreshold", "AboveThreshold", "RAT"),
+    "false halt": ("false halt", "false halts"),
+    "E|Z|": ("E|Z|",),
+    "Staircase": ("Staircase",),
+    "Arete": ("Arete",),
+    "worst-case epsilon": ("worst-case epsilon",),
+    "seed": ("seed",),
+    "noise variance T": ("noise variance", "T_N", "noise level"),
+    "time-uniform": ("time-uniform", "time-uniformity"),
+    "mixture and linear boundaries": ("psi_M", "mixture boundary", "linear boundary"),
+    "Gaussian release": ("Gaussian release", "Gaussian releases"),
+    "Laplace": ("Laplace",),
+    "paper A": ("paper A", "Corollary 3.7", "Corollary 5.2", "Theorem 3.6", "Definition 3.5"),
+    "paper B": ("paper B", "Lemma 3"),
+    "eps_N": ("eps_N", "epsilon_n"),
+    "target": ("target error", "target loss"),
 }

@@ -46,6 +46,7 @@ class LogSlider(pn.viewable.Viewer):
         self._settings, self._name = settings, name
         self._low, self._high = settings.param[name].bounds
         self._digits = digits
+        self._label = label
         self._following = False
         formatter = CustomJSTickFormatter(code=GENERAL_FORMAT_JS.replace("DIGITS", str(digits)))
         self.slider = pn.widgets.FloatSlider(
@@ -89,8 +90,19 @@ class LogSlider(pn.viewable.Viewer):
             finally:
                 self._following = False
 
+    def show_in_use(self, used: bool) -> None:
+        """Say on the label whether the open tab uses this setting."""
+        self.slider.label = self.label if used else f"{self.label} {UNUSED}"
+
+    @property
+    def label(self) -> str:
+        return self._label
+
     def __panel__(self):
         return pn.Row(self.slider, self._tip, sizing_mode="stretch_width")
+
+
+UNUSED = "(not used on this tab)"
 
 
 def allowed_range(parameter: param.Parameter) -> str:
@@ -182,9 +194,29 @@ def glossary() -> pn.pane.HTML:
     )
 
 
-def controls(settings: Settings, show_tab=None, on_reset=None) -> pn.Column:
+class InUse:
+    """The sidebar's settings by name, each able to say whether the open tab uses it."""
+
+    def __init__(self):
+        self.labels: dict[str, object] = {}
+
+    def show(self, used: frozenset) -> None:
+        for name, target in self.labels.items():
+            if isinstance(target, LogSlider):
+                target.show_in_use(name in used)
+            else:  # a widget or a text pane with a fixed label
+                pane, label = target
+                text = label if name in used else f"{label} {UNUSED}"
+                if isinstance(pane, pn.pane.Markdown):
+                    pane.object = text
+                else:
+                    pane.label = text
+
+
+def controls(settings: Settings, show_tab=None, on_reset=None, in_use: InUse | None = None) -> pn.Column:
     """The global controls for the sidebar; ``show_tab(index)`` opens a preset's tab, ``on_reset()`` puts
-    the page's own state (the rewind's release, the experiments settings) back after Reset."""
+    the page's own state (the rewind's release, the experiments settings) back after Reset; ``in_use`` is
+    filled with the controls that say whether the open tab uses them."""
     sliders = [
         LogSlider(settings, "epsilon", "epsilon"),
         LogSlider(settings, "delta", "delta", digits=2),
@@ -196,6 +228,21 @@ def controls(settings: Settings, show_tab=None, on_reset=None) -> pn.Column:
         settings.param.dim, label="dimension d", options={"d = 1": 1, "d = 2": 2}
     )
     seed = CheckedInput(settings, "seed", label="seed", width=160, description=settings.param.seed.doc)
+    example = pn.widgets.Select.from_param(
+        settings.param.example,
+        label="the rewind's query f(x)",
+        options={"a count of people": "count", "abstract f(x), no unit": "abstract"},
+        description=settings.param.example.doc,
+    )
+    expert = pn.widgets.Checkbox.from_param(
+        settings.param.expert, label="Expert wording (no plain-words line)", margin=(8, 10)
+    )
+    dim_label = Text("dimension **d** of f(x)", margin=(5, 10, 0, 10))
+    if in_use is not None:
+        in_use.labels.update({slider._name: slider for slider in sliders})
+        in_use.labels.update(
+            {"dim": (dim_label, "dimension **d** of f(x)"), "seed": (seed.input, "seed"), "example": (example, example.label)}
+        )
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     preset = pn.widgets.Select(
         label="Presets",
@@ -226,9 +273,11 @@ def controls(settings: Settings, show_tab=None, on_reset=None) -> pn.Column:
     return pn.Column(
         preset,
         *sliders,
-        Text("dimension **d** of f(x)", margin=(5, 10, 0, 10)),
+        dim_label,
         dim,
         seed,
+        example,
+        expert,
         pn.FlexBox(reset, large, flex_wrap="wrap"),
         pn.Card(glossary(), title="Glossary", collapsed=True, sizing_mode="stretch_width"),
         sizing_mode="stretch_width",
@@ -295,4 +344,4 @@ class TourPanel(pn.viewable.Viewer):
         )
 
 
-__all__ = ["LogSlider", "TourPanel", "controls", "glossary"]
+__all__ = ["InUse", "LogSlider", "TourPanel", "controls", "glossary"]

@@ -24,6 +24,7 @@ from ..jobs import Jobs
 from ..models import Settings
 from ..palette import PALETTE
 from ..panes import Text, TextAlert
+from ..wording import TERM_CSS, mark_terms, plain_meaning
 
 __all__ = ["PALETTE", "TABLE_SCROLL", "BaseView", "finite", "flex_row", "fmt", "new_figure"]
 
@@ -167,9 +168,12 @@ class BaseView(pn.viewable.Viewer):
             "",
             margin=(0, 10),
             # em: grows with Large type; the weight stated, as Panel's own sheet gave 700 on load, 500 after an update
-            stylesheets=["h5 { font-size: 1.3em; font-weight: 700; margin: 2px 0 6px 0; }"],
+            stylesheets=["h5 { font-size: 1.3em; font-weight: 700; margin: 2px 0 6px 0; }", TERM_CSS],
             css_classes=["noiselab-headline"],
         )
+        # the headline's privacy figures in plain words (hidden in expert wording)
+        self.plain = text("", margin=(0, 10), stylesheets=[TERM_CSS], css_classes=["noiselab-plain"])
+        self._claim = None
         self.download = pn.widgets.FileDownload(
             callback=self._csv_file, filename=self.filename, label="Download CSV", variant="outline", width=160
         )
@@ -193,11 +197,25 @@ class BaseView(pn.viewable.Viewer):
             collapsed=False,
             sizing_mode="stretch_width",
         )
-        self.header = stack(self.title_pane, self.headline)
+        self.header = stack(self.title_pane, self.headline, self.plain)
+        settings.param.watch(lambda *_e: self._show_plain(), "expert")
         settings.param.watch(self._on_large_type, "large_type")
         # presenter mode: the tab names the view, and the details give way to the plot
         self.details = [self.title_pane]
         settings.param.watch(lambda *_e: self._on_present(), "present")
+
+    # --- words --------------------------------------------------------------------------------
+    def show_claim(self, claim) -> None:
+        """Put a headline on screen: its terms marked (each explains itself), its privacy figures read in
+        plain words on the line below (unless expert wording is chosen)."""
+        self._claim = claim
+        self.headline.object = mark_terms(claim.text)
+        self._show_plain()
+
+    def _show_plain(self):
+        words = plain_meaning(self._claim) if self._claim is not None else ""
+        self.plain.object = mark_terms(words)
+        self.plain.visible = bool(words) and not self.settings.expert
 
     # --- figures ------------------------------------------------------------------------------
     def finish_figures(self, *figures):

@@ -156,7 +156,7 @@ class BoundaryView(BaseView):
             self.eps_span.location = s.epsilon
             self.inv_span.location = s.epsilon
             self.readout.object = boundaries_readout(c, epsilon=s.epsilon, delta=s.delta, rho=s.rho).text
-            self.headline.object = boundaries_headline(c, epsilon=s.epsilon).text
+            self.show_claim(boundaries_headline(c, epsilon=s.epsilon))
 
     def update_study(self):
         s = self.settings

@@ -334,7 +334,7 @@ class ExperimentsView(BaseView):
             self.target_span.visible = True
             self.src_box.data = box_data(result.stopping)
             lowest = self.config.param.levels.bounds[0]
-            self.headline.object = experiments_headline(result, delta=delta, lowest_allowed=lowest).text
+            self.show_claim(experiments_headline(result, delta=delta, lowest_allowed=lowest))
             self.table.object = stopping_table(result).text
             if len(self.plots.objects) == 1:  # the table alone: the figures join it with their first data
                 self.plots.objects = [self.fig_trade, self.fig_stop, self.table]

@@ -38,6 +38,9 @@ DROPOUT_INTRO = (
 PLACEHOLDER_DELAY_MS = 600  # how long the view waits for the calibrated Arete before drawing a placeholder
 
 
+STORY_EPSILON = 10.0  # where the tour and the button show the low-privacy regime
+
+
 class NoiseView(BaseView):
     title = "Noise in the low-privacy regime"
     explanation = (
@@ -189,10 +192,23 @@ class NoiseView(BaseView):
         settings.param.watch(
             self._on_change, ["epsilon", "sensitivity", "arete_source", "alpha", "theta", "lam", "users", "committed"]
         )
+        # at a small epsilon the Arete is Laplace: the tab's story is one click away
+        self.try_larger = pn.widgets.Button(
+            label=f"Show epsilon = {STORY_EPSILON:g}, where the Arete wins",
+            color="primary",
+            visible=False,
+            description="The Arete's advantage over Laplace appears above epsilon of about 3.5",
+        )
+        self.try_larger.on_click(self._show_story_epsilon)
         self._last_key = None
         self._dropout_key = None  # the settings the dropout curves shown (or being computed) are for
         self.schedule(self.update)
         self.follow(["sensitivity"], self.update_error_curves)
+
+    def _show_story_epsilon(self, _event=None):
+        """The button's epsilon, as a released slider sets it (the heavy refresh follows the commit)."""
+        self.settings.epsilon = STORY_EPSILON
+        self.settings.param.trigger("committed")
 
     def _key(self):
         s = self.settings
@@ -279,7 +295,8 @@ class NoiseView(BaseView):
                 self.src_log[name].data = {"x": x, "y": y}
                 self.src_profile[name].data = {"d": DISTANCES, "loss": profile[name]}
             self.err_span.location = s.epsilon
-            self.headline.object = noise_headline(c).text
+            self.show_claim(noise_headline(c))
+            self.try_larger.visible = bool(c.laplace_limit) and not c.placeholder
             self.table.object = noise_table(c).text
             unavailable = dropout_unavailable(c)
             self.dropout_button.disabled = c.placeholder or unavailable is not None
@@ -370,6 +387,7 @@ class NoiseView(BaseView):
     def build_layout(self):
         return stack(
             self.header,
+            self.try_larger,
             self.alert,
             pn.FlexBox(
                 self.source,

@@ -206,7 +206,7 @@ class RatView(BaseView):
                 values = study.ex_post[rule]
                 counts, _ = np.histogram(values[np.isfinite(values)], bins=eps_edges)
                 self.src_eps[rule].data = {"left": eps_edges[:-1], "right": eps_edges[1:], "top": counts}
-            self.headline.object = rat_headline(study).text
+            self.show_claim(rat_headline(study))
             self.study_readout.object = rat_table(study).text
             reveal(self.study_plots, flex_row(self.fig_hist, self.fig_eps), self.fig_err)
 

@@ -11,10 +11,11 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
-from ..claims import FRAME_DIGITS, FRAME_READOUT, frame_figures
+from ..claims import FRAME_READOUT, frame_figures, frame_text
 from ..palette import PALETTE
 from ..scenarios import rewind_frame_readout, rewind_headline, rewind_scenario, rewind_stop_readout
-from .base import BaseView, finite, flex_row, fmt, new_figure, stack, text
+from ..wording import EXAMPLES, TERM_CSS, mark_terms
+from .base import BaseView, finite, flex_row, new_figure, stack, text
 
 FRAMES = 120
 FRAME_INTERVAL_MS = 33  # about 30 frames per second
@@ -58,17 +59,29 @@ const stop = () => {
 """
 # the browser's readout: dashboard.claims' template, each figure as the server formatted it (a text column
 # per figure in the frames' source: JavaScript's rounding of exact ties differs from Python's)
-FRAME_COLUMNS = {"T": "t", "epsilon": "epsilon", "composition": "composition", "error": "error", "expected": "expected"}
+FRAME_COLUMNS = {
+    "T": "t",
+    "epsilon": "epsilon",
+    "odds": "odds",
+    "composition": "composition",
+    "error": "error",
+    "expected": "expected",
+}
 
 
 def readout_js() -> str:
-    """FRAME_READOUT as a JavaScript template literal over release ``k`` of the ``count`` in ``d``."""
+    """FRAME_READOUT as a JavaScript template literal over release ``k`` of the ``count`` in ``d``, its terms
+    marked as the server marks them (:func:`dashboard.wording.mark_terms`)."""
     for forbidden in ("`", "\\", "${"):
         if forbidden in FRAME_READOUT:
             raise ValueError(f"FRAME_READOUT must not contain {forbidden!r} (it becomes a JavaScript template)")
     out = FRAME_READOUT.replace("{release}", "${k + 1}").replace("{count}", "${count}")
     for name, column in FRAME_COLUMNS.items():
         out = out.replace("{" + name + "}", f"${{d.{column}_text[k]}}")
+    out = mark_terms(out)
+    for forbidden in ("`", "\\"):
+        if forbidden in out:
+            raise ValueError(f"the glossary must not contain {forbidden!r} (the readout becomes a JavaScript template)")
     return out
 
 
@@ -76,8 +89,7 @@ def frame_texts(sc) -> dict:
     """The text columns readout_js reads: each figure of every release, formatted as the server's readout."""
     figures = frame_figures(sc)
     return {
-        f"{column}_text": [fmt(float(v), FRAME_DIGITS[name]) for v in figures[name]]
-        for name, column in FRAME_COLUMNS.items()
+        f"{column}_text": [frame_text(sc, name, v) for v in figures[name]] for name, column in FRAME_COLUMNS.items()
     }
 
 
@@ -94,6 +106,9 @@ PLAYER_JS = {
     + """
 const last_frame = slider.end;
 let k = current() >= last_frame ? slider.start : current();
+// Play pauses at the stop (once: from the stop or after it, it plays on to the last release)
+const stop_at = stops.data.k.length ? stops.data.k[0] : -1;
+const pause_at = stop_at > k ? stop_at : last_frame;
 const token = {};
 window[key] = token;
 let last = performance.now();
@@ -104,10 +119,10 @@ const step = (now_ms) => {
   if (now_ms - last >= INTERVAL) {
     last = now_ms;
     const before = current();  // a drag of the slider while playing moves the play head
-    k = Math.min(last_frame, before + 1);
+    k = Math.min(pause_at, before + 1);
     show(k);
-    move(k, k >= last_frame || k % SYNC === 0);
-    if (k >= last_frame) { window[key] = null; return; }
+    move(k, k >= pause_at || k % SYNC === 0);
+    if (k >= pause_at) { window[key] = null; return; }
   }
   requestAnimationFrame(step);
 };
@@ -118,14 +133,17 @@ requestAnimationFrame(step);
     "forward": SHOW_JS + "move(Math.min(slider.end, stop() + 1), true);",
     "first": SHOW_JS + "stop(); move(slider.start, true);",
     "last": SHOW_JS + "stop(); move(slider.end, true);",
+    "jump": SHOW_JS + "stop(); if (stops.data.k.length) { move(stops.data.k[0], true); }",
 }
+# named by the direction of the noise: the releases go from the noisiest to the least noisy
 BUTTONS = (
     ("first", "\u25c0\u25c0 Noisiest", "Back to the first, noisiest release"),
     ("back", "\u25c0 More noise", "One release back (more noise)"),
-    ("play", "\u25b6 Rewind", "Play: rewind release by release towards less noise"),
+    ("play", "\u25b6 Play towards less noise", "Play release by release towards less noise; pauses at the stop"),
     ("pause", "Pause", "Pause the rewind"),
     ("forward", "Less noise \u25b6", "One release forward (less noise)"),
-    ("last", "Last \u25b6\u25b6", "Jump to the last, least noisy release"),
+    ("jump", "\u2605 Jump to the stop", "Show the release where the stop rule stops"),
+    ("last", "Least noise \u25b6\u25b6", "Jump to the last, least noisy release"),
 )
 
 
@@ -173,7 +191,11 @@ class RewindView(BaseView):
         self.src_frames = ColumnDataSource(cols, name="rewind-frames")
         self.src_path = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-path")
         self.src_now = ColumnDataSource({"t": [], "x": [], "y": []}, name="rewind-now")
-        self.src_stop = ColumnDataSource({"t": [], "x": [], "y": []})
+        self.src_stop = ColumnDataSource({"t": [], "x": [], "y": [], "k": []}, name="rewind-stop")
+        # the peek counter-example: a neighbour's f(x) (one sensitivity higher) and where the same releases
+        # would stop with its data
+        self.src_neighbour = ColumnDataSource({"t": [], "x": [], "y": []})
+        self.src_neighbour_truth = ColumnDataSource({"t": [], "x": [], "y": []})
         self.src_series = ColumnDataSource(
             {"n": [], "epsilon": [], "composition": [], "error": [], "expected": [], "bound": []}
         )
@@ -188,6 +210,7 @@ class RewindView(BaseView):
             x_axis_label="noise variance t (log scale)",
             y_axis_label="released value",
         )
+        self._neighbour_items = ("neighbour's f(x) (one person more)", "neighbour's stop, same releases")
         self.fig_line.line(
             "t", "x", source=self.src_path, color=PALETTE["walk"], line_width=1.5, legend_label="latent walk"
         )
@@ -196,9 +219,19 @@ class RewindView(BaseView):
         )
         self.fig_line.add_layout(Span(location=0, dimension="width", line_color=PALETTE["truth"], line_dash="dashed"))
         self._draw_cutoff(self.fig_line, "t", "x", "public cut-off")
+        self.fig_line.line(
+            "t",
+            "x",
+            source=self.src_neighbour_truth,
+            color=PALETTE["neighbour"],
+            line_dash="dotted",
+            line_width=2,
+            legend_label=self._neighbour_items[0],
+        )
         self.fig_line.scatter(
             "t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
         )
+        self._draw_neighbour_stop(self.fig_line, "t", "x")
         self.fig_line.scatter(
             "t",
             "x",
@@ -276,9 +309,9 @@ class RewindView(BaseView):
 
         # the weight stated: "Release N of 120" lost its bold once the browser had redrawn the readout
         self.frame_readout = pn.pane.HTML(
-            "", sizing_mode="stretch_width", margin=(0, 10), stylesheets=["b { font-weight: 700; }"]
+            "", sizing_mode="stretch_width", margin=(0, 10), stylesheets=["b { font-weight: 700; }", TERM_CSS]
         )
-        self.stop_readout = text("")
+        self.stop_readout = text("", stylesheets=[TERM_CSS])
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
             settings.param.stop_rule,
             description="What the stop reads sets its price: see the headline",
@@ -299,6 +332,7 @@ class RewindView(BaseView):
             "spans": self.now_spans,
             "readout": self.frame_readout,
             "slider": self.frame,
+            "stops": self.src_stop,
         }
         self.frame.jscallback(value=SLIDER_JS, args=display)
         self.buttons = []
@@ -314,9 +348,33 @@ class RewindView(BaseView):
             code = PLAYER_JS[action].replace("INTERVAL", str(FRAME_INTERVAL_MS)).replace("SYNC", str(SYNC_EVERY))
             button.js_on_click(args=display, code=code)
             self.buttons.append(button)
-        self.follow(["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "stop_rule"], self.recompute)
+        self.jump_button = self.buttons[[action for action, *_ in BUTTONS].index("jump")]
+        self.follow(
+            ["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "stop_rule", "example"], self.recompute
+        )
         self.details.append(self.stop_readout)
         self._on_present()
+
+    def _draw_neighbour_stop(self, fig, x, y):
+        fig.scatter(
+            x,
+            y,
+            source=self.src_neighbour,
+            marker="star",
+            size=18,
+            fill_alpha=0,
+            line_width=2,
+            color=PALETTE["neighbour"],
+            legend_label=self._neighbour_items[1],
+        )
+
+    def _show_neighbour_items(self, fig, shown: bool):
+        """The counter-example's legend entries only while it is drawn."""
+        for legend in fig.legend:
+            for item in legend.items:
+                label = getattr(item.label, "value", None)
+                if label in self._neighbour_items and item.visible != shown:
+                    item.visible = shown
 
     def _draw_cutoff(self, fig, x, y, label):
         """The decision's public cut-off, drawn from ``src_cutoff`` (empty for the other stop rules)."""
@@ -350,8 +408,19 @@ class RewindView(BaseView):
             )
             self._draw_cutoff(fig, "x", "y", "public cut-off (coordinate 1)")
             fig.scatter(
+                "x",
+                "y",
+                source=self.src_neighbour_truth,
+                marker="cross",
+                size=16,
+                line_width=3,
+                color=PALETTE["neighbour"],
+                legend_label=self._neighbour_items[0],
+            )
+            fig.scatter(
                 "x", "y", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
             )
+            self._draw_neighbour_stop(fig, "x", "y")
             fig.scatter(
                 "x",
                 "y",
@@ -376,8 +445,10 @@ class RewindView(BaseView):
             dim=s.dim,
             stop_rule=s.stop_rule,
             frames=FRAMES,
+            unit=EXAMPLES[s.example].unit,
             rng=s.seed,
         )
+        example = EXAMPLES[s.example]
         values, path = sc.frame_values, sc.path
         two = s.dim == 2
         with pn.io.hold():
@@ -429,8 +500,29 @@ class RewindView(BaseView):
                 self.src_cutoff.data = {"t": [], "x": [], "y": []}
             k = sc.stop_frame
             self.src_stop.data = (
-                {"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]]} if k >= 0 else {"t": [], "x": [], "y": []}
+                {"t": [sc.frame_times[k]], "x": [values[k, 0]], "y": [fy[k]], "k": [k]}
+                if k >= 0
+                else {"t": [], "x": [], "y": [], "k": []}
             )
+            self.jump_button.disabled = k < 0
+            m = sc.neighbour_stop_frame
+            peek = sc.stop_rule == "peek"
+            self.src_neighbour.data = (
+                {"t": [sc.frame_times[m]], "x": [values[m, 0]], "y": [fy[m]]}
+                if peek and m >= 0
+                else {"t": [], "x": [], "y": []}
+            )
+            shift = float(sc.value[0]) + sc.sensitivity
+            self.src_neighbour_truth.data = (
+                {"t": [float(sc.path_times[1]), float(sc.path_times[-1])], "x": [shift, shift], "y": [0.0, 0.0]}
+                if peek
+                else {"t": [], "x": [], "y": []}
+            )
+            unit = f", {example.squared}" if example.squared else ""
+            self.fig_line.xaxis.axis_label = f"noise variance t ({'log scale' + unit})"
+            self.fig_line.yaxis.axis_label = example.value_label
+            self.fig_error.yaxis.axis_label = "distance from f(x)" + (f" ({example.unit})" if example.unit else "")
+
             self.fig_line.visible = not two
             # the plane is on the page only while d = 2: hidden, its ranges (matched to the frame's aspect)
             # cannot be computed, and Bokeh warns at every update
@@ -438,8 +530,11 @@ class RewindView(BaseView):
                 self.walk_pane.append(self._plane_pane)
             elif not two and self._fig_plane is not None and self._plane_pane in self.walk_pane.objects:
                 self.walk_pane.remove(self._plane_pane)
-            self.headline.object = rewind_headline(sc).text
-            self.stop_readout.object = rewind_stop_readout(sc).text
+            for fig in (self.fig_line, self._fig_plane):
+                if fig is not None:
+                    self._show_neighbour_items(fig, peek)
+            self.show_claim(rewind_headline(sc))
+            self.stop_readout.object = mark_terms(rewind_stop_readout(sc).text)
             self.show_frame(self.frame.value)
 
     def show_frame(self, frame):
@@ -459,7 +554,7 @@ class RewindView(BaseView):
             for span in self.now_spans:
                 span.location = None
                 span.location = k + 1
-            self.frame_readout.object = rewind_frame_readout(sc, k).text
+            self.frame_readout.object = mark_terms(rewind_frame_readout(sc, k).text)
             # sent even when unchanged here: the browser may have drawn another release's text since
             self.frame_readout.param.trigger("object")
 

@@ -608,8 +608,9 @@ def test_the_browsers_readout_is_the_servers_letter_for_letter(epsilon):
     read exactly as the server's (epsilon = 1.125 has exact binary ties, where JavaScript's rounding and
     Python's differ: the text columns are formatted by the server)."""
     from dashboard.views.rewind import FRAME_COLUMNS, frame_texts, readout_js
+    from dashboard.wording import mark_terms
 
-    sc = rewind_scenario(epsilon=epsilon, delta=1e-6, rho=1.0, target=20.0, rng=0)
+    sc = rewind_scenario(epsilon=epsilon, delta=1e-6, rho=1.0, target=20.0, unit="people", rng=0)
     columns = frame_texts(sc)
     template = readout_js()
     count = len(sc.frame_times)
@@ -618,7 +619,7 @@ def test_the_browsers_readout_is_the_servers_letter_for_letter(epsilon):
         for column in FRAME_COLUMNS.values():
             shown = shown.replace(f"${{d.{column}_text[k]}}", columns[f"{column}_text"][k])
         assert "${" not in shown
-        assert shown == rewind_frame_readout(sc, k).text
+        assert shown == mark_terms(rewind_frame_readout(sc, k).text)
 
 
 def test_dropout_note_at_its_edges():
