@@ -30,6 +30,7 @@ from dashboard.models import DEFAULTS, ExperimentSettings, Settings, right_kind
 from dashboard.palette import HEADER
 from dashboard.panes import Text, TextAlert
 from dashboard.server_logging import quiet_closed_tabs
+from dashboard.share import SharePanel
 from dashboard.tabs import REGISTRY, tab_index, view_class
 from dashboard.tour import PRESETS, TABS, TOUR, TourStep
 from dashboard.uploads import SIZE_CHECK_JS
@@ -37,7 +38,6 @@ from dashboard.views import BoundaryView, ExperimentsView, NoiseView, RatView, R
 from dashboard.views.base import FONT_PREFIX
 from dashboard.views.noise import cached_calibration, comparison_for, dropout_calls
 from dashboard.views.rat import cached_study
-from dashboard.share import SharePanel
 from dashboard.widgets import InUse, TourPanel, controls
 from noisecore import frontier
 

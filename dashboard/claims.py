@@ -389,7 +389,12 @@ def boundaries_headline(c, *, epsilon) -> Claim:
         f"##### At epsilon = {fmt(epsilon, 3)}, stopping whenever you like costs "
         f"x{fmt(g['linear_over_pdp'], 3)} the noise variance of a single release with the same guarantee "
         f"(linear boundary; mixture x{fmt(g['mixture_over_pdp'], 3)}).",
-        {"linear_over_pdp": g["linear_over_pdp"], "mixture_over_pdp": g["mixture_over_pdp"], "one": 1.0, "epsilon": epsilon},
+        {
+            "linear_over_pdp": g["linear_over_pdp"],
+            "mixture_over_pdp": g["mixture_over_pdp"],
+            "one": 1.0,
+            "epsilon": epsilon,
+        },
         (("linear_over_pdp", ">=", "one"), ("mixture_over_pdp", ">=", "one")),
         glosses=(("epsilon", "the guarantee compared"),),
     )

@@ -98,7 +98,9 @@ class SharePanel(pn.viewable.Viewer):
         address = self.address() if self.address is not None else None
         if not address:
             self.link.value = ""
-            self.qr.object = "<p>Sharing needs the served app (python -m dashboard.serve): a notebook has no address.</p>"
+            self.qr.object = (
+                "<p>Sharing needs the served app (python -m dashboard.serve): a notebook has no address.</p>"
+            )
             return
         with pn.io.hold():
             self.link.value = address

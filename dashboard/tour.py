@@ -108,7 +108,8 @@ PRESETS = {
     "RAT at a low epsilon": (tab_index("rat"), {"epsilon": 0.3}),
 }
 PRESET_NOTES = {
-    "Defaults: a count of people": "the defaults: the rewind of a count (how many more people than last year have a condition; one person moves it by one)",
+    "Defaults: a count of people": "the defaults: the rewind of a count (how many more people than last year "
+    "have a condition; one person moves it by one)",
     "Rewind in the plane (d = 2)": "the same rewind with a two-dimensional f(x)",
     "Stop fixed in advance": "a stop chosen before anything is released needs no rewind: one release's price",
     "Abstract f(x), no units": "the rewind of an abstract f(x) = 0, as in the paper, instead of the count of people",

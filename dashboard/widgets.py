@@ -241,7 +241,11 @@ def controls(settings: Settings, show_tab=None, on_reset=None, in_use: InUse | N
     if in_use is not None:
         in_use.labels.update({slider._name: slider for slider in sliders})
         in_use.labels.update(
-            {"dim": (dim_label, "dimension **d** of f(x)"), "seed": (seed.input, "seed"), "example": (example, example.label)}
+            {
+                "dim": (dim_label, "dimension **d** of f(x)"),
+                "seed": (seed.input, "seed"),
+                "example": (example, example.label),
+            }
         )
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     preset = pn.widgets.Select(

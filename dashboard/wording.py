@@ -155,7 +155,9 @@ def _pattern(alias: str) -> str:
 
 
 # the longest alias first, so "psi(T_N)" is one term rather than "psi" and a stray "(T_N)"
-_ALIASES = sorted(((alias, term) for term, aliases in TERM_ALIASES.items() for alias in aliases), key=lambda p: -len(p[0]))
+_ALIASES = sorted(
+    ((alias, term) for term, aliases in TERM_ALIASES.items() for alias in aliases), key=lambda p: -len(p[0])
+)
 _TERM_RE = re.compile("|".join(f"(?P<t{i}>{_pattern(a)})" for i, (a, _) in enumerate(_ALIASES)))
 
 
