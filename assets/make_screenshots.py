@@ -70,21 +70,27 @@ def main() -> None:
                 shoot(page, url, HERE / f"screen-{name}.png", wait_text="composed exactly")
                 page.close()
             page = browser.new_page(viewport={"width": 1440, "height": 1100})
-            shoot(page, url, HERE / "screenshot-rewind.png", wait_text="composed exactly")
+            # each tab's first screen at the shared defaults (term spans split a sentence: short waits)
+            for tab, name, wait in (
+                (None, "rewind", "whose interval leaves out"),
+                ("Privacy boundaries", "boundaries", "stopping whenever you like"),
+                ("Low-privacy noise", "noise-defaults", "where the Arete wins"),
+                ("RAT stopping", "rat", "of runs meet it"),
+                ("Experiments", "experiments", "Checked on public"),
+            ):
+                shoot(page, url, HERE / f"screenshot-{name}.png", tab=tab, wait_text=wait)
             shoot(
-                page,
-                url + "?eps=10",
-                HERE / "screenshot-noise.png",
-                tab="Low-privacy noise",
-                wait_text="At epsilon = 10 the Arete",
+                page, url + "?eps=10", HERE / "screenshot-noise.png", tab="Low-privacy noise", wait_text="has expected"
             )
-            shoot(
-                page,
-                url,
-                HERE / "screenshot-experiments.png",
-                tab="Experiments",
-                wait_text="Checked on public hold-out data",
-            )
+            page.close()
+            # the Share button's QR code in presenter mode, as a lecture hall sees it
+            page = browser.new_page(viewport={"width": 1024, "height": 768})
+            shoot(page, url + "?present=1", HERE / "presenter-1024x768.png", wait_text="whose interval leaves out")
+            page.get_by_role("button", name="Share (QR code)").click()
+            page.locator(".noiselab-qr svg").first.wait_for(timeout=60_000)
+            page.wait_for_timeout(800)
+            page.screenshot(path=str(HERE / "share-qr-1024x768.png"))
+            print("wrote assets/share-qr-1024x768.png")
             browser.close()
     finally:
         server.terminate()

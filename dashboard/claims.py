@@ -25,7 +25,7 @@ import numpy as np
 from noisecore import Arete  # the Lemma 3 hypothesis check lives in the core
 from noisecore.dropout import MIN_FRACTION
 
-from .wording import odds_text, with_unit
+from .wording import all_but, odds_text, with_unit
 
 __all__ = [
     "FRAME_READOUT",
@@ -447,11 +447,13 @@ def noise_headline(c) -> Claim:
         "arete_epsilon": c.certified["Arete"],
     }
     stair_vs_lap = (
-        f"the central-only Staircase reaches {fmt(m['Staircase'], 3)} ({smaller_than(m['Staircase'], m['Laplace'])})"
+        f"the central-only Staircase reaches {fmt(m['Staircase'], 3)} in the same units "
+        f"({smaller_than(m['Staircase'], m['Laplace'])})"
     )
     if c.placeholder:
         return Claim(
-            f"##### At epsilon = {eps} Laplace's E|Z| is {fmt(m['Laplace'], 3)} and {stair_vs_lap}. The Arete "
+            f"##### At epsilon = {eps} Laplace's E|Z| is {fmt(m['Laplace'], 3)} (in f(x)'s units) and "
+            f"{stair_vs_lap}. The Arete "
             f"calibrated at this epsilon is being computed; the Arete curve drawn meanwhile is a {c.arete_note}.",
             figures,
             (("staircase", "<=", "laplace"),),
@@ -460,7 +462,8 @@ def noise_headline(c) -> Claim:
     if c.laplace_limit:
         return Claim(
             f"##### At epsilon = {eps} the calibration search found no Arete with a smaller E|Z| than Laplace's "
-            f"{fmt(m['Laplace'], 3)}, so the family's Laplace limit is shown; {stair_vs_lap}. The Arete's "
+            f"{fmt(m['Laplace'], 3)} (in f(x)'s units), so the family's Laplace limit is shown; {stair_vs_lap}. "
+            "The Arete's "
             "advantage appears at larger epsilon (try 10).",
             figures,
             (("staircase", "<=", "laplace"), ("arete", ">=", "laplace")),
@@ -768,7 +771,7 @@ def experiments_headline(result, *, delta: float, lowest_allowed: float | None =
         )
     return Claim(
         f"##### Checked on public hold-out data, BM reaches the target loss {fmt(stop.target, 4)} at a median "
-        f"ex-post epsilon {fmt(bm, 3)} (holds with probability 1 - {fmt(delta, 2)}), LNR at {fmt(lnr, 3)}: "
+        f"ex-post epsilon {fmt(bm, 3)} (holds {all_but(delta)}, delta {fmt(delta, 2)}), LNR at {fmt(lnr, 3)}: "
         f"{verdict}.{note} {private}",
         {**figures, "delta": delta},
         tuple(comparisons),

@@ -29,16 +29,18 @@ class TourStep:
 TOUR = (
     TourStep(
         "One noisy release",
-        "The mechanism first releases f(x) + B(T) with a large noise variance T, at epsilon/10. The red dot is "
-        "that release; the dashed line is the true value f(x) = 0. The noise level T is public, the error is not.",
-        "the red dot, far from the dashed line, and the readout's error.",
+        "The query: how many more people than last year have a condition (the true answer f(x) is 0, and "
+        "private). The mechanism first releases f(x) + B(T) with a large noise variance T, at epsilon/10. The "
+        "large orange dot is that release; the dashed line is the true value f(x) = 0. The noise level T is "
+        "public, the error is not.",
+        "the orange dot, far from the dashed line, and the readout's error in people.",
         tab_index("rewind"),
         {},
         frame=0,
     ),
     TourStep(
         "Rewinding towards less noise",
-        "Press \u25b6 Rewind and watch from the first release. Each new release is drawn from a Brownian "
+        "Press \u25b6 Play towards less noise and watch from the first release: it pauses at the stop. Each new release is drawn from a Brownian "
         "bridge, so all of them lie on one walk that ends at f(x). The expected error shrinks with every "
         "release, though a single path may wander. By default the analyst stops at the first release whose "
         "interval leaves out a public cut-off: the stop reads the releases, so the whole sequence costs "
@@ -123,10 +125,11 @@ PRESET_NOTES = {
 }
 
 GLOSSARY = {
-    "epsilon": "The privacy level: how much one person's data may change the odds of any output, as a factor "
-    "e^epsilon. Smaller is more private and noisier.",
-    "delta": "The probability with which a guarantee may fail. Here a privacy boundary bounds the privacy loss "
-    "at every release time at once, except with probability delta.",
+    "epsilon": "The privacy level: whatever is released, anyone's odds about one person (say, whether they are "
+    "in the data) change by at most a factor e^epsilon (epsilon 1: 2.7x; epsilon 0.1: 1.1x). Smaller is more "
+    "private and noisier.",
+    "delta": "The probability with which a guarantee may fail (1e-06: one time in a million). Here a privacy "
+    "boundary bounds the privacy loss at every release time at once, except with probability delta.",
     "sensitivity": "How far one person's data can move f(x) (D). Noise is scaled to it.",
     "privacy loss": "log of the ratio of an output's probability under your data and under a neighbour's. "
     "Its realized value depends on the noise drawn.",
@@ -166,6 +169,8 @@ GLOSSARY = {
     "go to the first and the last release; 1 to 5 open the tabs; P turns presenter mode on or off. Keys do "
     "nothing while you type in a box.",
     "seed": "The random seed: the same seed reproduces every draw, so a link reproduces a demo exactly.",
+    "f(x)": "The true answer of the query on the private data x. In the running example: how many more people "
+    "than last year have a condition (0 here: unchanged), which one person changes by at most one.",
     "noise variance T": "How much noise a release carries: its error is typically about sqrt(T), in the "
     "query's units (T = 3600 people\u00b2: about 60 people). T_N is the last release's.",
     "time-uniform": "Holding at every release time at once, however the analyst decides when to stop, rather "
@@ -216,4 +221,5 @@ TERM_ALIASES = {
     "paper B": ("paper B", "Lemma 3"),
     "eps_N": ("eps_N", "epsilon_n"),
     "target": ("target error", "target loss"),
+    "f(x)": ("f(x)",),
 }

@@ -23,6 +23,7 @@ __all__ = [
     "TERM_CSS",
     "Example",
     "all_but",
+    "example_line",
     "mark_terms",
     "odds_factor",
     "odds_text",
@@ -51,13 +52,30 @@ class Example:
 EXAMPLES = {
     "count": Example(
         "count",
-        "how many more people than last year have a condition (one person changes it by at most one)",
+        "how many more people than last year have a condition? The true answer f(x) is 0 (unchanged), and "
+        "it is private; one person changes it by at most {sensitivity}",
         "people",
-        "has the number risen by {cutoff} or more?",
+        "has it risen by {cutoff} or more (the public cut-off)?",
         "released rise (people)",
     ),
-    "abstract": Example("abstract", "f(x)", "", "is f(x) below {cutoff}?", "released value"),
+    "abstract": Example(
+        "abstract",
+        "an abstract f(x) = 0 of sensitivity {sensitivity}, as in paper A",
+        "",
+        "is f(x) below the public cut-off {cutoff}?",
+        "released value",
+    ),
 }
+
+
+def example_line(example: Example, *, cutoff: float, sensitivity: float, question: bool = True) -> str:
+    """The rewind's query (and, with ``question``, the public question its default stop decides) in one
+    line, numbers with their units."""
+    figure = lambda value: with_unit(f"{value:.3g}", example.unit)  # noqa: E731
+    line = f"**The query**: {example.query.format(sensitivity=figure(sensitivity))}."
+    if question:
+        line += f" **The analyst asks**: {example.question.format(cutoff=figure(cutoff))}"
+    return line
 
 
 def with_unit(text: str, unit: str) -> str:
@@ -109,39 +127,44 @@ def all_but(probability: float) -> str:
     return "all but " + one_in(probability)
 
 
-def plain_meaning(claim) -> str:
+def plain_meaning(claim, *, brief: bool = False) -> str:
     """One sentence giving each glossed figure of ``claim`` its plain meaning: an epsilon as the most the
     odds about any one person can move, a delta as how often the guarantee may fail. Empty when the claim
-    glosses nothing. Each figure's number is followed by the words that read it, in the order glossed."""
-    parts = []
+    glosses nothing. Each figure's number is followed by the words that read it, in the order glossed.
+    ``brief`` (presenter mode: the presenter says the rest) keeps the first epsilon and the delta."""
+    parts: list[str] = []
     failure = ""
     for name, label in claim.glosses:
+        if brief and parts and name != "delta":
+            continue
         value = claim.figures[name]
         if name == "delta":
-            failure = f" Each holds {all_but(value)} (delta = {value:.2g})."
+            failure = f", {all_but(value)}" if brief else f", each {all_but(value)} (delta {value:.2g})"
             continue
         if not math.isfinite(value):
-            parts.append(f"any factor for {label} (no bound: epsilon infinite)")
+            parts.append(f"no limit for {label} (epsilon infinite)")
             continue
-        parts.append(f"{odds_text(value)}x for {label} (epsilon {value:.3g})")
+        parts.append(f"{odds_text(value)}x" + ("" if brief else f" for {label}") + f" (epsilon {value:.3g})")
     if not parts:
-        return failure.strip()
+        return ""
+    if brief:
+        return f"**In plain words**: anyone's odds about one person move at most {parts[0]}{failure}."
     return (
-        "**In plain words**: from what is released, anyone's odds about any one person (say, whether they are in "
-        "the data) can change by at most " + "; ".join(parts) + "." + failure
+        "**In plain words**: what is released moves anyone's odds about one person (say, whether they are in the "
+        "data) at most: " + "; ".join(parts) + failure + "."
     )
 
 
 # --- terms that explain themselves --------------------------------------------------------------------
+# the explanation is the term's title (a hover tooltip, and the description screen readers announce) and
+# shows under the term on keyboard focus or a tap (a tap focuses it): generated content, so the page's
+# text stays the sentence itself
 TERM_CSS = (
     ".noiselab-term { border-bottom: 1px dotted currentColor; cursor: help; position: relative; }"
     ".noiselab-term:focus { outline: 2px solid #1a5fb4; outline-offset: 1px; }"
-    ".noiselab-gloss { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); "
-    "white-space: normal; }"
-    ".noiselab-term:hover .noiselab-gloss, .noiselab-term:focus .noiselab-gloss, "
-    ".noiselab-term:focus-within .noiselab-gloss { clip: auto; width: min(22em, 80vw); height: auto; "
-    "left: 0; top: 1.4em; z-index: 10; background: #1f2328; color: #ffffff; font-size: 0.85rem; "
-    "font-weight: 400; line-height: 1.35; padding: 6px 8px; border-radius: 4px; }"
+    ".noiselab-term:focus::after { content: attr(data-gloss); position: absolute; left: 0; top: 1.5em; z-index: 10; "
+    "width: min(22em, 80vw); background: #1f2328; color: #ffffff; font-size: 0.85rem; font-weight: 400; "
+    "line-height: 1.35; padding: 6px 8px; border-radius: 4px; white-space: normal; }"
 )
 
 _SKIP = re.compile(r"`[^`]*`|<[^>]*>|\]\([^)]*\)")  # code, tags, link targets: never marked inside
@@ -171,8 +194,8 @@ def term_at(alias: str) -> str:
 
 def mark_terms(text: str) -> str:
     """``text`` (Markdown or HTML) with each glossary term's first appearance marked: a focusable span
-    whose explanation shows on hover, focus and tap and is read by screen readers. Code spans, tags and
-    link targets are left alone; the text is otherwise unchanged."""
+    whose explanation shows on hover, focus and tap and is read by screen readers (its title). Code spans,
+    tags and link targets are left alone; the text is otherwise unchanged."""
     seen: set[str] = set()
     out, last = [], 0
     protected = [m.span() for m in _SKIP.finditer(text)]
@@ -191,10 +214,7 @@ def mark_terms(text: str) -> str:
         seen.add(term)
         gloss = html.escape(f"{term}: {GLOSSARY[term]}", quote=True)
         out.append(text[last:start])
-        out.append(
-            f'<span class="noiselab-term" tabindex="0">{alias}'
-            f'<span class="noiselab-gloss" role="tooltip"> ({gloss})</span></span>'
-        )
+        out.append(f'<span class="noiselab-term" tabindex="0" title="{gloss}" data-gloss="{gloss}">{alias}</span>')
         last = end
     out.append(text[last:])
     return "".join(out)

@@ -172,7 +172,12 @@ class BaseView(pn.viewable.Viewer):
             css_classes=["noiselab-headline"],
         )
         # the headline's privacy figures in plain words (hidden in expert wording)
-        self.plain = text("", margin=(0, 10), stylesheets=[TERM_CSS], css_classes=["noiselab-plain"])
+        self.plain = text(
+            "",
+            margin=(0, 10),
+            stylesheets=[TERM_CSS, "p { margin: 0 0 4px 0; }"],
+            css_classes=["noiselab-plain"],
+        )
         self._claim = None
         self.download = pn.widgets.FileDownload(
             callback=self._csv_file, filename=self.filename, label="Download CSV", variant="outline", width=160
@@ -203,6 +208,7 @@ class BaseView(pn.viewable.Viewer):
         # presenter mode: the tab names the view, and the details give way to the plot
         self.details = [self.title_pane]
         settings.param.watch(lambda *_e: self._on_present(), "present")
+        settings.param.watch(lambda *_e: self._show_plain(), "present")
 
     # --- words --------------------------------------------------------------------------------
     def show_claim(self, claim) -> None:
@@ -213,7 +219,7 @@ class BaseView(pn.viewable.Viewer):
         self._show_plain()
 
     def _show_plain(self):
-        words = plain_meaning(self._claim) if self._claim is not None else ""
+        words = plain_meaning(self._claim, brief=self.settings.present) if self._claim is not None else ""
         self.plain.object = mark_terms(words)
         self.plain.visible = bool(words) and not self.settings.expert
 

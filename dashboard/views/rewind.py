@@ -14,7 +14,7 @@ from bokeh.models import ColumnDataSource, Span
 from ..claims import FRAME_READOUT, frame_figures, frame_text
 from ..palette import PALETTE
 from ..scenarios import rewind_frame_readout, rewind_headline, rewind_scenario, rewind_stop_readout
-from ..wording import EXAMPLES, TERM_CSS, mark_terms
+from ..wording import EXAMPLES, TERM_CSS, example_line, mark_terms
 from .base import BaseView, finite, flex_row, new_figure, stack, text
 
 FRAMES = 120
@@ -136,10 +136,13 @@ requestAnimationFrame(step);
     "jump": SHOW_JS + "stop(); if (stops.data.k.length) { move(stops.data.k[0], true); }",
 }
 # named by the direction of the noise: the releases go from the noisiest to the least noisy
+PLAY_LABEL = "\u25b6 Play towards less noise"
+# presenter mode's labels: the buttons on one row of a 1024-pixel projector in large type
+SHORT_LABELS = {"play": "\u25b6 Play", "jump": "\u2605 Stop", "last": "Least \u25b6\u25b6"}
 BUTTONS = (
     ("first", "\u25c0\u25c0 Noisiest", "Back to the first, noisiest release"),
     ("back", "\u25c0 More noise", "One release back (more noise)"),
-    ("play", "\u25b6 Play towards less noise", "Play release by release towards less noise; pauses at the stop"),
+    ("play", PLAY_LABEL, "Play release by release towards less noise; pauses at the stop"),
     ("pause", "Pause", "Pause the rewind"),
     ("forward", "Less noise \u25b6", "One release forward (less noise)"),
     ("jump", "\u2605 Jump to the stop", "Show the release where the stop rule stops"),
@@ -163,7 +166,7 @@ class RewindView(BaseView):
         r"\mu^2 = \textstyle\sum_{n \le N} \Delta^2 / T_n$$"
     )
     notice = (
-        "press Rewind: the release slides back along the walk. The *expected* error (proportional to sqrt(T)) "
+        "press Play towards less noise: the release slides back along the walk (Play pauses at the stop). The *expected* error (proportional to sqrt(T)) "
         "shrinks with every release, though one path may wander away for a while. By default the analyst asks "
         "whether f(x) is below a public cut-off (the dash-dot line) and stops at the first release whose "
         "interval leaves it out: the stop reads the releases, so it pays psi(T_N), and the headline shows what "
@@ -312,6 +315,7 @@ class RewindView(BaseView):
             "", sizing_mode="stretch_width", margin=(0, 10), stylesheets=["b { font-weight: 700; }", TERM_CSS]
         )
         self.stop_readout = text("", stylesheets=[TERM_CSS])
+        self.question = text("", margin=(0, 10), stylesheets=[TERM_CSS], css_classes=["noiselab-question"])
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
             settings.param.stop_rule,
             description="What the stop reads sets its price: see the headline",
@@ -352,8 +356,15 @@ class RewindView(BaseView):
         self.follow(
             ["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "stop_rule", "example"], self.recompute
         )
-        self.details.append(self.stop_readout)
+        self.details.extend([self.stop_readout, self.question, self.download])
         self._on_present()
+
+    def _on_present(self):
+        """Presenter mode: the details give way to the plot, and the player's labels are short enough for its
+        buttons to stay on one row of a 1024-pixel projector (the tooltips keep the long names)."""
+        super()._on_present()
+        for button, (action, label, _tip) in zip(getattr(self, "buttons", ()), BUTTONS, strict=False):
+            button.label = SHORT_LABELS.get(action, label) if self.settings.present else label
 
     def _draw_neighbour_stop(self, fig, x, y):
         fig.scatter(
@@ -533,6 +544,9 @@ class RewindView(BaseView):
             for fig in (self.fig_line, self._fig_plane):
                 if fig is not None:
                     self._show_neighbour_items(fig, peek)
+            self.question.object = mark_terms(
+                example_line(example, cutoff=sc.cutoff, sensitivity=sc.sensitivity, question=sc.stop_rule == "decide")
+            )
             self.show_claim(rewind_headline(sc))
             self.stop_readout.object = mark_terms(rewind_stop_readout(sc).text)
             self.show_frame(self.frame.value)
@@ -594,6 +608,7 @@ class RewindView(BaseView):
         plots = flex_row(self.walk_pane, stack(self.fig_privacy, self.fig_error))
         return stack(
             self.header,
+            self.question,
             self.alert,
             self.stop_rule,
             controls,

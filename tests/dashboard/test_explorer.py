@@ -178,8 +178,9 @@ def test_headline_states_the_medians_and_the_comparison():
     result = run_experiment(task, epsilons=level_grid(0.2, 5.0, count=10), target=0.19, trials=50, rng=0)
     text = experiments_headline(result, delta=1e-6).text
     bm = np.median(result.stopping.ex_post[("bm", "holdout")])
-    assert f"{bm:.3g}" in text and "1 - 1e-06" in text
-    assert "1 - 9.5e-07" in experiments_headline(result, delta=9.54993e-07).text  # as the other captions print it
+    assert f"{bm:.3g}" in text and "all but one time in a million, delta 1e-06" in text
+    # as the other captions print it
+    assert "one time in a million, delta 9.5e-07" in experiments_headline(result, delta=9.54993e-07).text
 
 
 def test_headline_says_when_a_mechanism_stops_at_the_grids_lowest_level():
