@@ -40,7 +40,8 @@ TOUR = (
     ),
     TourStep(
         "Rewinding towards less noise",
-        "Press \u25b6 Play towards less noise and watch from the first release: it pauses at the stop. Each new release is drawn from a Brownian "
+        "Press \u25b6 Play towards less noise and watch from the first release: it pauses at the stop. "
+        "Each new release is drawn from a Brownian "
         "bridge, so all of them lie on one walk that ends at f(x). The expected error shrinks with every "
         "release, though a single path may wander. By default the analyst stops at the first release whose "
         "interval leaves out a public cut-off: the stop reads the releases, so the whole sequence costs "

@@ -166,7 +166,8 @@ class RewindView(BaseView):
         r"\mu^2 = \textstyle\sum_{n \le N} \Delta^2 / T_n$$"
     )
     notice = (
-        "press Play towards less noise: the release slides back along the walk (Play pauses at the stop). The *expected* error (proportional to sqrt(T)) "
+        "press Play towards less noise: the release slides back along the walk (Play pauses at the stop). The "
+        "*expected* error (proportional to sqrt(T)) "
         "shrinks with every release, though one path may wander away for a while. By default the analyst asks "
         "whether f(x) is below a public cut-off (the dash-dot line) and stops at the first release whose "
         "interval leaves it out: the stop reads the releases, so it pays psi(T_N), and the headline shows what "
