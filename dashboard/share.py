@@ -16,10 +16,11 @@ from .panes import Text
 
 __all__ = ["SharePanel", "qr_svg"]
 
-# as large as the screen allows: 70% of the height on a projector, the width on a phone
+# as large as the screen allows: 70% of the height on a projector, the width on a phone (the pane's own
+# sheet: its shadow root holds the code)
 QR_CSS = (
-    ".noiselab-qr svg { display: block; width: min(70vh, 92vw, 640px); height: auto; margin: 6px auto; }"
-    ".noiselab-qr p { text-align: center; overflow-wrap: anywhere; font-family: monospace; font-size: 1.1em; }"
+    "svg { display: block; width: min(70vh, 92vw, 640px); height: auto; margin: 6px auto; }"
+    "p { text-align: center; overflow-wrap: anywhere; font-family: monospace; font-size: 1.1em; }"
 )
 COPY_JS = """
 const text = link.value;

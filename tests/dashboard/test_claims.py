@@ -56,6 +56,7 @@ from noisecore import Arete
 from noisecore import frontier as frontier_table
 from noisecore.dropout import dropout_point, dropout_table
 from noisecore.experiments import run_experiment
+from tests.dashboard.wording_checks import check_plain
 
 TABLE = frontier_table.load()
 SETTINGS_COUNT = 320
@@ -119,11 +120,14 @@ def exact_composition(times, *, delta, D):
 
 
 def check_words(claim: Claim):
-    """Every comparison holds, and the comparative words in the text follow the figures."""
+    """Every comparison holds, the comparative words in the text follow the figures, and the plain-words
+    line reads each glossed figure correctly (full and brief)."""
     assert claim.holds(), (claim.text, claim.figures, claim.comparisons)
     text = claim.text
     for ratio in re.findall(r"\(([0-9.e+-]+)x more", text):
         assert float(ratio) > 1, text
+    check_plain(claim)
+    check_plain(claim, brief=True)
 
 
 class Counter:
@@ -286,7 +290,7 @@ def staircase_mean_abs(epsilon, D):
 def check_staircase_saving(text, staircase, laplace):
     """The headline's "(... smaller than Laplace's)" against the closed forms: a ratio only from 1.1x (at
     epsilon 0.3 it read "1x smaller"), else a percentage, else "the same"."""
-    said = re.search(r"Staircase reaches [^ ]+ \(([^)]*)\)", text).group(1)
+    said = re.search(r"Staircase reaches [^ ]+ in the same units \(([^)]*)\)", text).group(1)
     ratio = re.fullmatch(r"([0-9.e+]+)x smaller than Laplace's", said)
     saving = re.fullmatch(r"([0-9.e+-]+)% smaller than Laplace's", said)
     if ratio:
