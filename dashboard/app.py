@@ -366,8 +366,18 @@ class NoiseLab(pn.viewable.Viewer):
         )
         self.present_toggle.jscallback(value=PRESENT_JS, args={"toggle": self.present_toggle})
         self.share = SharePanel()  # the served page gives it the page's address (create_app)
-        self.present_row = pn.Row(
-            pn.HSpacer(), self.share.button, self.present_toggle, sizing_mode="stretch_width", height=42
+        # a toggle button, named by its text (a bare checkbox had no accessible name: axe's "label")
+        self.expert_toggle = pn.widgets.Toggle.from_param(
+            self.settings.param.expert, label="Expert wording", width=150, margin=(4, 10)
+        )
+        # page-wide preferences at the top right; they wrap on a phone
+        self.present_row = pn.FlexBox(
+            self.expert_toggle,
+            self.share.button,
+            self.present_toggle,
+            justify_content="flex-end",
+            flex_wrap="wrap",
+            sizing_mode="stretch_width",
         )
 
     def _reset_page_state(self):
@@ -385,7 +395,8 @@ class NoiseLab(pn.viewable.Viewer):
         """Forget the JavaScript callbacks of this lab's widgets (call when the session ends). Panel
         1.9 keeps every ``jscallback`` in a class-level registry whose entries refer to their own
         source, so without this every session stayed in memory (about 1.7 MB each)."""
-        sources = [*self.controls.select(pn.widgets.Widget), self.present_toggle]
+        sources = [*self.controls.select(pn.widgets.Widget), self.present_toggle, self.share.button]
+        sources.extend(self.share.card.select(pn.widgets.Widget))
         for view in self._views:
             if view is not None:
                 sources.extend(view.layout.select(pn.widgets.Widget))

@@ -102,7 +102,7 @@ class LogSlider(pn.viewable.Viewer):
         return pn.Row(self.slider, self._tip, sizing_mode="stretch_width")
 
 
-UNUSED = "(not used on this tab)"
+UNUSED = "(unused here)"
 
 
 def allowed_range(parameter: param.Parameter) -> str:
@@ -228,15 +228,6 @@ def controls(settings: Settings, show_tab=None, on_reset=None, in_use: InUse | N
         settings.param.dim, label="dimension d", options={"d = 1": 1, "d = 2": 2}
     )
     seed = CheckedInput(settings, "seed", label="seed", width=160, description=settings.param.seed.doc)
-    example = pn.widgets.Select.from_param(
-        settings.param.example,
-        label="the rewind's query f(x)",
-        options={"a count of people": "count", "abstract f(x), no unit": "abstract"},
-        description=settings.param.example.doc,
-    )
-    expert = pn.widgets.Checkbox.from_param(
-        settings.param.expert, label="Expert wording (no plain-words line)", margin=(8, 10)
-    )
     dim_label = Text("dimension **d** of f(x)", margin=(5, 10, 0, 10))
     if in_use is not None:
         in_use.labels.update({slider._name: slider for slider in sliders})
@@ -244,7 +235,6 @@ def controls(settings: Settings, show_tab=None, on_reset=None, in_use: InUse | N
             {
                 "dim": (dim_label, "dimension **d** of f(x)"),
                 "seed": (seed.input, "seed"),
-                "example": (example, example.label),
             }
         )
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
@@ -280,8 +270,6 @@ def controls(settings: Settings, show_tab=None, on_reset=None, in_use: InUse | N
         dim_label,
         dim,
         seed,
-        example,
-        expert,
         pn.FlexBox(reset, large, flex_wrap="wrap"),
         pn.Card(glossary(), title="Glossary", collapsed=True, sizing_mode="stretch_width"),
         sizing_mode="stretch_width",

@@ -218,6 +218,11 @@ class BaseView(pn.viewable.Viewer):
         self.headline.object = mark_terms(claim.text)
         self._show_plain()
 
+    @property
+    def claim(self):
+        """The headline's claim on screen (None before the first)."""
+        return self._claim
+
     def _show_plain(self):
         words = plain_meaning(self._claim, brief=self.settings.present) if self._claim is not None else ""
         self.plain.object = mark_terms(words)

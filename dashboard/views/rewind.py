@@ -317,6 +317,13 @@ class RewindView(BaseView):
         )
         self.stop_readout = text("", stylesheets=[TERM_CSS])
         self.question = text("", margin=(0, 10), stylesheets=[TERM_CSS], css_classes=["noiselab-question"])
+        self.example = pn.widgets.Select.from_param(
+            settings.param.example,
+            label="the query f(x)",
+            options={"a count of people": "count", "abstract f(x), no unit": "abstract"},
+            description=settings.param.example.doc,
+            width=220,
+        )
         self.stop_rule = pn.widgets.RadioButtonGroup.from_param(
             settings.param.stop_rule,
             description="What the stop reads sets its price: see the headline",
@@ -357,7 +364,7 @@ class RewindView(BaseView):
         self.follow(
             ["epsilon", "delta", "rho", "target", "sensitivity", "dim", "seed", "stop_rule", "example"], self.recompute
         )
-        self.details.extend([self.stop_readout, self.question, self.download])
+        self.details.extend([self.stop_readout, self.question, self.example, self.download])
         self._on_present()
 
     def _on_present(self):
@@ -609,7 +616,7 @@ class RewindView(BaseView):
         plots = flex_row(self.walk_pane, stack(self.fig_privacy, self.fig_error))
         return stack(
             self.header,
-            self.question,
+            pn.FlexBox(self.question, self.example, flex_wrap="wrap", sizing_mode="stretch_width"),
             self.alert,
             self.stop_rule,
             controls,

@@ -74,7 +74,7 @@ def test_uploaded_table_runs_in_the_view():
     assert view.alert.visible is False
     assert view.result is not first and view.result.tradeoff.epsilons.size == 10
     assert len(view.src_box.data["y"]) >= 6 and "BM / RAT" in view.src_box.data["y"]
-    assert plain("two_classes.csv") in view.status.object and "median ex-post epsilon" in view.headline.object
+    assert plain("two_classes.csv") in view.status.object and "median ex-post epsilon" in view.claim.text
     assert view.table.object.count("\n| ") == 7
     header = view.csv_text().splitlines()[0]
     assert header.startswith("epsilon,bm_mean") and len(view.csv_text().splitlines()) == 11

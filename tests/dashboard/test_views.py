@@ -330,7 +330,7 @@ def test_noise_view_calibrated_arete_and_frontier():
     assert not view.comparison.placeholder and "calibrated at this epsilon" in view.table.object
     assert 6.5 * (1 - 1e-6) <= view.comparison.certified["Arete"] <= 6.5
     assert view.comparison.mean_abs["Arete"] < 0.124460  # better than the eps = 6 local-search set
-    assert "being computed" not in view.headline.object and "x Laplace's" in view.headline.object
+    assert "being computed" not in view.claim.text and "x Laplace's" in view.claim.text
     assert not view.dropout_button.disabled
     frontier = view.src_error["Arete"].data
     assert len(frontier["eps"]) > 30 and np.all(np.diff(frontier["err"]) < 0)

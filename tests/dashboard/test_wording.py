@@ -243,7 +243,7 @@ def test_expert_wording_hides_the_plain_line_and_presenter_mode_shortens_it(lab)
 def test_the_sidebar_says_which_controls_the_open_tab_uses(lab):
     labels = lambda: {slider.slider.label for slider in lab.in_use.labels.values() if hasattr(slider, "slider")}  # noqa: E731
     lab.tabs.active = 2  # the noise tab: epsilon and sensitivity only
-    assert "rho (not used on this tab)" in labels() and "epsilon" in labels() and "sensitivity" in labels()
+    assert "rho (unused here)" in labels() and "epsilon" in labels() and "sensitivity" in labels()
     lab.tabs.active = 0
     assert not any("not used" in label for label in labels())
 
