@@ -343,7 +343,7 @@ def rewind_stop_readout(sc) -> Claim:
 # one release's readout: the browser fills the same template while it plays (dashboard.views.rewind)
 FRAME_READOUT = (
     "<b>Release {release} of {count}</b>: noise variance T = {T}, ex-post epsilon psi(T) = {epsilon} "
-    "(odds moved at most {odds}x; independent releases composed exactly: {composition}), error = {error} "
+    "(odds moved at most {odds}-fold; independent releases composed exactly: {composition}), error = {error} "
     "(expected {expected})."
 )
 FRAME_DIGITS = {"T": 4, "epsilon": 3, "composition": 3, "error": 3, "expected": 3}  # significant digits
@@ -396,7 +396,7 @@ def boundaries_headline(c, *, epsilon) -> Claim:
             "epsilon": epsilon,
         },
         (("linear_over_pdp", ">=", "one"), ("mixture_over_pdp", ">=", "one")),
-        glosses=(("epsilon", "the guarantee compared"),),
+        glosses=(("epsilon", "one release at this epsilon"),),
     )
 
 
@@ -777,9 +777,9 @@ def experiments_headline(result, *, delta: float, lowest_allowed: float | None =
         tuple(comparisons),
         glosses=(
             ("bm", "BM's median stop, checked on public data"),
-            ("lnr", "LNR's"),
-            ("rat", "BM with RAT's"),
-            ("at", "BM with AboveThreshold's"),
+            ("lnr", "LNR's median stop"),
+            ("rat", "BM with RAT's median stop"),
+            ("at", "BM with AboveThreshold's median stop"),
             ("delta", ""),
         ),
     )

@@ -8,13 +8,14 @@ release), so a scanned code opens the same view. The code is refreshed while it 
 from __future__ import annotations
 
 import html
+import urllib.parse
 
 import panel as pn
 import segno
 
 from .panes import Text
 
-__all__ = ["SharePanel", "qr_svg"]
+__all__ = ["SharePanel", "loopback_warning", "qr_svg"]
 
 # as large as the screen allows: 70% of the height on a projector, the width on a phone (the pane's own
 # sheet: its shadow root holds the code)
@@ -33,6 +34,20 @@ if (navigator.clipboard && window.isSecureContext) {
 """
 
 
+LOOPBACK = ("localhost", "127.", "[::1]", "0.0.0.0")
+LOOPBACK_NOTE = (
+    '<p role="note" style="font-family: inherit; color: #7a1010;">This is this computer\'s own address: other '
+    "devices cannot open it. Serve the lab on the network (<code>--address 0.0.0.0</code>, see the serving "
+    "guide) and open it by the computer's name or network address; the code then carries that.</p>"
+)
+
+
+def loopback_warning(address: str) -> str:
+    """A note when ``address`` names this computer only (a student's phone cannot open it), else ""."""
+    host = urllib.parse.urlsplit(address).netloc.rsplit("@", 1)[-1]
+    return LOOPBACK_NOTE if host.startswith(LOOPBACK) else ""
+
+
 def qr_svg(address: str) -> str:
     """``address`` as a QR code, an inline SVG with a title and a description for screen readers (error
     correction M: a projected code stays readable with a fifth of it lost to glare)."""
@@ -45,7 +60,7 @@ def qr_svg(address: str) -> str:
         dark="#000000",
         light="#ffffff",
         title="QR code of this view's address",
-        desc=html.escape(f"Scanning it opens {address}", quote=True),
+        desc=f"Scanning it opens {address}",  # segno escapes it
     )
 
 
@@ -105,7 +120,7 @@ class SharePanel(pn.viewable.Viewer):
             return
         with pn.io.hold():
             self.link.value = address
-            self.qr.object = qr_svg(address) + f"<p>{html.escape(address)}</p>"
+            self.qr.object = qr_svg(address) + f"<p>{html.escape(address)}</p>" + loopback_warning(address)
 
     def __panel__(self):
         return self.card

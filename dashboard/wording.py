@@ -139,12 +139,13 @@ def plain_meaning(claim, *, brief: bool = False) -> str:
             continue
         value = claim.figures[name]
         if name == "delta":
-            failure = f", {all_but(value)}" if brief else f", each {all_but(value)} (delta {value:.2g})"
+            failure = f", {all_but(value)}" if brief else f"; each holds {all_but(value)} (delta {value:.2g})"
             continue
         if not math.isfinite(value):
             parts.append(f"no limit for {label} (epsilon infinite)")
             continue
-        parts.append(f"{odds_text(value)}x" + ("" if brief else f" for {label}") + f" (epsilon {value:.3g})")
+        # "-fold", not "x": the headlines' "Nx" compare epsilons, this line reads one epsilon as odds
+        parts.append(f"{odds_text(value)}-fold" + ("" if brief else f" for {label}") + f" (epsilon {value:.3g})")
     if not parts:
         return ""
     if brief:
@@ -157,14 +158,14 @@ def plain_meaning(claim, *, brief: bool = False) -> str:
 
 # --- terms that explain themselves --------------------------------------------------------------------
 # the explanation is the term's title (a hover tooltip, and the description screen readers announce) and
-# shows under the term on keyboard focus or a tap (a tap focuses it): generated content, so the page's
-# text stays the sentence itself
+# shows on keyboard focus or a tap (a tap focuses it) in a panel along the window's bottom edge, inside
+# the screen wherever the term is: generated content, so the page's text stays the sentence itself
 TERM_CSS = (
-    ".noiselab-term { border-bottom: 1px dotted currentColor; cursor: help; position: relative; }"
+    ".noiselab-term { border-bottom: 1px dotted currentColor; cursor: help; }"
     ".noiselab-term:focus { outline: 2px solid #1a5fb4; outline-offset: 1px; }"
-    ".noiselab-term:focus::after { content: attr(data-gloss); position: absolute; left: 0; top: 1.5em; z-index: 10; "
-    "width: min(22em, 80vw); background: #1f2328; color: #ffffff; font-size: 0.85rem; font-weight: 400; "
-    "line-height: 1.35; padding: 6px 8px; border-radius: 4px; white-space: normal; }"
+    ".noiselab-term:focus::after { content: attr(data-gloss); position: fixed; left: 8px; right: 8px; bottom: 8px; "
+    "z-index: 1000; max-width: 40em; margin: 0 auto; background: #1f2328; color: #ffffff; font-size: 0.95rem; "
+    "font-weight: 400; line-height: 1.4; padding: 8px 12px; border-radius: 6px; white-space: normal; }"
 )
 
 _SKIP = re.compile(r"`[^`]*`|<[^>]*>|\]\([^)]*\)")  # code, tags, link targets: never marked inside

@@ -138,7 +138,7 @@ requestAnimationFrame(step);
 # named by the direction of the noise: the releases go from the noisiest to the least noisy
 PLAY_LABEL = "\u25b6 Play towards less noise"
 # presenter mode's labels: the buttons on one row of a 1024-pixel projector in large type
-SHORT_LABELS = {"play": "\u25b6 Play", "jump": "\u2605 Stop", "last": "Least \u25b6\u25b6"}
+SHORT_LABELS = {"play": "\u25b6 Play", "jump": "\u2605 To the stop", "last": "Least \u25b6\u25b6"}
 BUTTONS = (
     ("first", "\u25c0\u25c0 Noisiest", "Back to the first, noisiest release"),
     ("back", "\u25c0 More noise", "One release back (more noise)"),

@@ -75,16 +75,16 @@ def test_plain_line_of_a_claim_in_full_and_brief():
         "x", {"cost": 0.296, "single": 0.242, "delta": 1e-6}, glosses=(("cost", "this stop"), ("single", "fixed"))
     )
     text = plain_meaning(claim)
-    assert "1.34x for this stop (epsilon 0.296)" in text and "1.27x for fixed (epsilon 0.242)" in text
+    assert "1.34-fold for this stop (epsilon 0.296)" in text and "1.27-fold for fixed (epsilon 0.242)" in text
     assert "one time in a million" not in text  # delta not glossed here
     check_plain(claim)
     with_delta = Claim("x", claim.figures, glosses=(*claim.glosses, ("delta", "")))
-    assert "each all but one time in a million (delta 1e-06)" in plain_meaning(with_delta)
+    assert "each holds all but one time in a million (delta 1e-06)" in plain_meaning(with_delta)
     brief = plain_meaning(with_delta, brief=True)
     assert (
         brief
-        == "**In plain words**: anyone's odds about one person move at most 1.34x (epsilon 0.296), all but one time "
-        "in a million."
+        == "**In plain words**: anyone's odds about one person move at most 1.34-fold (epsilon 0.296), all but one "
+        "time in a million."
     )
     check_plain(with_delta, brief=True)
     assert plain_meaning(Claim("x", {}, glosses=())) == ""
@@ -291,3 +291,18 @@ def test_the_peek_presets_neighbour_stops_elsewhere():
         differ += expected != other.stop_frame
     print(f"the neighbour's stop differs at {differ} of 300 seeds")
     assert 0 < differ < 300
+
+
+def test_share_makes_an_escaped_code_and_warns_about_this_computers_own_address():
+    from dashboard.share import loopback_warning, qr_svg
+
+    for own in ("http://127.0.0.1:5006/?eps=2", "http://localhost:5006/", "http://[::1]:5006/", "http://0.0.0.0:5006/"):
+        assert "other devices cannot open it" in loopback_warning(own), own
+    for shared in ("https://lab.example.edu/?eps=2", "http://192.168.1.20:5006/", "http://lab:5006/"):
+        assert loopback_warning(shared) == "", shared
+    svg = qr_svg("http://lab/?a=<b>&c=1")
+    assert svg.startswith("<svg") and "<title>QR code of this view's address</title>" in svg
+    assert "Scanning it opens http://lab/?a=&lt;b&gt;&amp;c=1" in svg and "<b>" not in svg
+    for bad in ("", None, 3):
+        with pytest.raises(TypeError, match="address must be a non-empty text"):
+            qr_svg(bad)

@@ -13,7 +13,8 @@ import re
 from dashboard.wording import plain_meaning
 
 PART = re.compile(
-    r"(?:(?P<factor>[\d,.]+)x|about 10\^(?P<power>\d+)x|no limit)(?: for (?P<label>.+?))? \(epsilon (?P<shown>[^)]+)\)"
+    r"(?:(?P<factor>[\d,.]+)-fold|about 10\^(?P<power>\d+)-fold|no limit)(?: for (?P<label>.+?))? "
+    r"\(epsilon (?P<shown>[^)]+)\)"
 )
 NAMES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 ONE_IN = re.compile(r"all but one time in (?P<count>a|[\d,]+)(?: (?P<name>thousand|million|billion|trillion))?")

@@ -78,7 +78,7 @@ def test_the_qr_code_follows_the_view_while_it_is_shown_and_in_presenter_mode(wa
     code.wait_for(timeout=WAIT)
     first = decode(code.screenshot())
     assert "present=1" in first
-    page.get_by_role("button", name="\u2605 Stop").click()  # presenter mode's short label: jump to the stop
+    page.get_by_role("button", name="\u2605 To the stop").click()  # presenter mode's short label: jump to the stop
     page.wait_for_function("() => location.search.includes('release=57')", timeout=WAIT)
     page.wait_for_function(
         "(before) => document.querySelector('body') && location.href !== before", arg=first, timeout=WAIT
