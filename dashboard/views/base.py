@@ -73,7 +73,10 @@ def text(markdown="", **kwargs) -> pn.pane.Markdown:
     typeset as maths (formulas have their own LaTeX panes): text from outside (an address, a file name)
     shown in it could otherwise carry a maths ``href`` to ``javascript:`` as a live link."""
     # tables wrap instead of scrolling sideways (a scrolling region must take the keyboard: WCAG 2.1.1)
-    sheets = ["table { display: table; overflow: visible; max-width: 100%; } th, td { overflow-wrap: anywhere; }"]
+    sheets = [
+        "table { display: table; overflow: visible; max-width: 100%; } th, td { overflow-wrap: anywhere; }",
+        TERM_CSS,  # glossary terms marked in the text explain themselves
+    ]
     kwargs["stylesheets"] = [*kwargs.get("stylesheets", []), *sheets]
     return Text(markdown, sizing_mode="stretch_width", **kwargs)
 

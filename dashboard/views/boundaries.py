@@ -15,6 +15,7 @@ from ..scenarios import (
     crossing_study,
     mixture_boundary,
 )
+from ..wording import mark_terms
 from .base import BaseView, finite, flex_row, new_figure, stack, text
 
 SHOWN_PATHS = 25
@@ -155,7 +156,7 @@ class BoundaryView(BaseView):
             }
             self.eps_span.location = s.epsilon
             self.inv_span.location = s.epsilon
-            self.readout.object = boundaries_readout(c, epsilon=s.epsilon, delta=s.delta, rho=s.rho).text
+            self.readout.object = mark_terms(boundaries_readout(c, epsilon=s.epsilon, delta=s.delta, rho=s.rho).text)
             self.show_claim(boundaries_headline(c, epsilon=s.epsilon))
 
     def update_study(self):
@@ -170,7 +171,7 @@ class BoundaryView(BaseView):
             clipped = [np.clip(row, -top, top) for row in study.losses]
             self.src_paths.data = {"xs": [t] * len(study.losses), "ys": clipped}
             self.src_bound.data = {"t": t, "psi": study.boundary}
-            self.study_readout.object = crossing_readout(study, delta=s.delta).text
+            self.study_readout.object = mark_terms(crossing_readout(study, delta=s.delta).text)
 
     def csv_rows(self):
         c = self.curves

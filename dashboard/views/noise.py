@@ -24,6 +24,7 @@ from ..scenarios import (
     noise_table,
 )
 from ..widgets import CheckedInput
+from ..wording import mark_terms
 from .base import TABLE_SCROLL, BaseView, finite, flex_row, new_figure, reveal, stack, text
 
 NAMES = ("Laplace", "Staircase", "Arete")
@@ -308,7 +309,7 @@ class NoiseView(BaseView):
                 for src in self.src_drop.values():
                     src.data = {"present": [], "epsilon": [], "error": []}
             if unavailable is not None:
-                self.dropout_note.object = unavailable.text
+                self.dropout_note.object = mark_terms(unavailable.text)
             elif self._dropout_key is None:  # no curves for these settings: the introduction
                 self.dropout_note.object = DROPOUT_INTRO
             reveal(self.density_plots, flex_row(self.fig_density, self.fig_log))
@@ -356,9 +357,9 @@ class NoiseView(BaseView):
                 present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
                 self.src_drop[name].data = {"present": present, "epsilon": eps, "error": err}
             reveal(self.dropout_plots, flex_row(self.fig_drop_eps, self.fig_drop_err))
-            self.dropout_note.object = dropout_note(
-                curves, users=s.users, laplace_limit=self.comparison.laplace_limit
-            ).text
+            self.dropout_note.object = mark_terms(
+                dropout_note(curves, users=s.users, laplace_limit=self.comparison.laplace_limit).text
+            )
 
     def csv_preamble(self) -> str:
         """The settings, then the E|Z| / variance table and the dropout curves (when computed) as comment

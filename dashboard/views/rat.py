@@ -21,6 +21,7 @@ from ..scenarios import (
     rat_study,
     rat_table,
 )
+from ..wording import mark_terms
 from .base import TABLE_SCROLL, BaseView, flex_row, new_figure, reveal, stack, text
 
 ROUNDS = 20
@@ -177,7 +178,7 @@ class RatView(BaseView):
                 if item.renderers and item.renderers[0] in shown:
                     item.visible = shown[item.renderers[0]]
             self.target_line.location = 1 - run.target
-            self.readout.object = rat_run_readout(run, delta=s.delta, at_epsilon=AT_EPSILON).text
+            self.readout.object = mark_terms(rat_run_readout(run, delta=s.delta, at_epsilon=AT_EPSILON).text)
 
     def update_study(self):
         s = self.settings
