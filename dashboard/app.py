@@ -108,9 +108,11 @@ new Image().src = 'static/extensions/panel/assets/arc_spinner.svg';
 // Panel's Location pushes a history entry for every change of the address: Play added one per synced
 // release and a slider drag one per step, so Back walked the address back frame by frame. An entry is pushed only for
 // the first change after a click, tap or key press; later changes replace it, so each deliberate
-// change is one entry. (Back and Forward change the address only: Panel's Location does not follow them.)
+// change is one entry. Back and Forward open the address they reach, as a link does: Panel's Location does
+// not follow them, so the page and its address told two states apart.
 if (!window.noiselabHistory) {
   window.noiselabHistory = true;
+  window.addEventListener('popstate', () => { window.location.reload(); });
   const push = history.pushState.bind(history);
   let asked = false;  // a person acted since the last entry (a page load is no new entry)
   for (const kind of ['pointerdown', 'keydown']) {

@@ -124,14 +124,17 @@ class Settings(param.Parameterized):
         """Discrete settings have no drag: every change is final."""
         self.param.trigger("committed")
 
+    # the room's display preferences, not the demo's state: Reset, presets and tour steps keep them
+    DISPLAY = ("large_type", "present", "expert")
+
     def reset(self):
-        """Back to the defaults (one batched update, then one commit)."""
-        self.param.update(**DEFAULTS)
+        """Back to the defaults (one batched update, then one commit); the display preferences stay."""
+        self.param.update(**{**DEFAULTS, **{name: getattr(self, name) for name in self.DISPLAY}})
         self.param.trigger("committed")
 
     def apply(self, preset: dict):
         """The defaults overridden by ``preset`` (presentation settings are kept), then one commit."""
-        keep = {"large_type": self.large_type, "present": self.present, "tour": self.tour, "expert": self.expert}
+        keep = {"tour": self.tour, **{name: getattr(self, name) for name in self.DISPLAY}}
         self.param.update(**{**DEFAULTS, **keep, **preset})
         self.param.trigger("committed")
 

@@ -9,7 +9,7 @@ import panel as pn
 import param
 from bokeh.models import CustomJSTickFormatter
 
-from .models import Settings
+from .models import DEFAULTS, Settings
 from .panes import Text
 from .tour import GLOSSARY, PRESET_NOTES, PRESETS, TOUR
 
@@ -103,6 +103,8 @@ class LogSlider(pn.viewable.Viewer):
 
 
 UNUSED = "(unused here)"
+# what a preset sets (the display preferences and the tour are the room's, not the scenario's)
+PRESET_SETTINGS = tuple(name for name in DEFAULTS if name not in ("large_type", "present", "expert", "tour"))
 
 
 def allowed_range(parameter: param.Parameter) -> str:
@@ -253,6 +255,17 @@ def controls(settings: Settings, show_tab=None, on_reset=None, in_use: InUse | N
                 show_tab(tab)
 
     preset.param.watch(apply_preset, "value")
+
+    def clear_stale_preset(*_events):
+        """The box names a preset only while the settings are the preset's: once one differs, it says
+        "Choose a scenario..." again (it kept naming an old preset after the sliders moved)."""
+        if preset.value not in PRESETS:
+            return
+        wanted = {**DEFAULTS, **PRESETS[preset.value][1]}
+        if any(getattr(settings, name) != wanted[name] for name in PRESET_SETTINGS):
+            preset.value = preset.options[0]
+
+    settings.param.watch(clear_stale_preset, list(PRESET_SETTINGS))
 
     def reset_all(_event):
         with pn.io.hold():

@@ -173,7 +173,7 @@ class ExperimentsView(BaseView):
         self.cancel_button.on_click(lambda _event: self.stop())
         # dimmed while a new run computes; the figures go on the page with the first run's data (Bokeh
         # warns about the ranges of a plot without data, even a hidden one)
-        self.plots = stack(self.table)
+        self.plots = stack(self.table, css_classes=["noiselab-experiment-plots"])
         self.schedule(self.start)
 
     def rejected_text(self, exc) -> str:
@@ -249,7 +249,7 @@ class ExperimentsView(BaseView):
             self.status.object = self._shown_status
             return
         changed = ", ".join(
-            f"{name} {getattr(self.config, name)}"
+            setting_words(name, getattr(self.config, name))
             for name, before in zip(self.RUN_SETTINGS, shown, strict=True)
             if getattr(self.config, name) != before
         )
@@ -300,7 +300,8 @@ class ExperimentsView(BaseView):
         return " The dimmed plots below still show the last run." if self.result is not None else ""
 
     def _idle(self):
-        self.plots.styles = {}
+        # stated, not emptied: an empty styles dict left the browser's inline opacity of 0.45 in place
+        self.plots.styles = {"opacity": "1"}
         self.run_button.disabled = False
         self.cancel_button.disabled = True
 
@@ -392,6 +393,15 @@ class ExperimentsView(BaseView):
             self.plots,
             self.about,
         )
+
+
+def setting_words(name: str, value) -> str:
+    """A run setting as the status line says it: "target loss from the public data", never "target None"."""
+    if name == "target":
+        return "target loss from the public data" if value is None else f"target loss {value:g}"
+    if name == "levels":
+        return f"levels {value[0]:g} to {value[1]:g}"
+    return f"{name} {value}"
 
 
 def box_data(stopping) -> dict:

@@ -276,3 +276,42 @@ def test_reset_clears_the_preset_box():
     reset.clicks += 1
     assert select.value == select.options[0]
     assert all(getattr(lab.settings, k) == v for k, v in DEFAULTS.items())
+
+
+def test_reset_resets_the_demo_not_the_room():
+    """Reset put Large type and presenter mode off (the room's display, not the demo's state); now they
+    stay, with expert wording, while every other setting is back at its default."""
+    lab = NoiseLab()
+    reset = next(b for b in lab.controls.select(pn.widgets.Button) if b.name == "Reset")
+    lab.settings.param.update(present=True, expert=True, epsilon=10.0, seed=4, stop_rule="peek")
+    assert lab.settings.large_type  # presenter mode brings large type
+    reset.clicks += 1
+    kept = {"large_type": True, "present": True, "expert": True}
+    assert all(getattr(lab.settings, k) == kept.get(k, v) for k, v in DEFAULTS.items())
+
+
+def test_the_preset_box_names_a_preset_only_while_its_settings_hold():
+    """The box kept naming the last preset after a slider moved; a preset's own settings keep the name,
+    a slider moved, a tour step or a link clear it."""
+    lab = NoiseLab()
+    select = lab.controls.objects[0]
+    select.value = "Low privacy: epsilon = 10"
+    assert lab.settings.epsilon == 10.0 and select.value == "Low privacy: epsilon = 10"
+    lab.settings.large_type = True  # the room's display: the scenario stays
+    assert select.value == "Low privacy: epsilon = 10"
+    lab.settings.epsilon = 8.0
+    assert select.value == select.options[0]
+    select.value = "Counter-example: peeking"
+    assert (lab.settings.stop_rule, lab.settings.seed) == ("peek", 2) and select.value == "Counter-example: peeking"
+    lab.settings.tour = 3
+    assert select.value == select.options[0]
+
+
+def test_the_experiments_status_never_says_none():
+    """After Reset the status said "target None"; a run setting is said in words."""
+    from dashboard.views.experiments import setting_words
+
+    assert setting_words("target", None) == "target loss from the public data"
+    assert setting_words("target", 0.3994) == "target loss 0.3994"
+    assert setting_words("levels", (0.16, 5.0)) == "levels 0.16 to 5"
+    assert setting_words("trials", 250) == "trials 250"

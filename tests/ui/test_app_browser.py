@@ -429,6 +429,13 @@ def start_long_run(page):
     expect(page.get_by_role("button", name="Cancel")).to_be_visible(timeout=30_000)
 
 
+def plots_opacity(page) -> str:
+    """The experiments plots' opacity as the browser draws them (after the server's last update arrived)."""
+    plots = page.locator(".noiselab-experiment-plots").first
+    plots.wait_for(state="attached", timeout=30_000)
+    return plots.evaluate("(el) => getComputedStyle(el).opacity")
+
+
 def experiment_curve_length(page):
     return page.evaluate("() => Bokeh.documents[0].get_model_by_name('experiment-bm').data.x.length")
 
@@ -478,6 +485,8 @@ def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url
     assert boxes >= 6
     first = bokeh_value(page, "experiment-bm", "y", 0)
     assert first != default_first  # the plots show the uploaded file's run, with its status line
+    # a second run dimmed the plots while it ran and left them dimmed (an inline opacity never cleared)
+    assert plots_opacity(page) == "1"
 
     # a long run (ridge on paper-sized synthetic data, 1,000 trials) is cancelled: the last result stays
     start_long_run(page)
@@ -489,6 +498,7 @@ def test_experiments_upload_a_csv_see_curves_and_cancel(watched_page, server_url
     expect(page.get_by_role("button", name="Run")).to_be_enabled()
     show_tab(page, "Privacy boundaries")  # a round trip to the server: what it sent before has arrived
     show_tab(page, "Experiments")
+    assert plots_opacity(page) == "1"  # not dimmed after Cancel either
     if page.get_by_text(cancelled).count():
         assert bokeh_value(page, "experiment-bm", "y", 0) == first
     else:  # the run's result, under its own status line

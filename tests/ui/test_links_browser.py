@@ -6,7 +6,7 @@ import urllib.parse
 
 import pytest
 
-from tests.ui.conftest import ARTIFACTS, show_tab, wait_for_app
+from tests.ui.conftest import ARTIFACTS, settle, show_tab, wait_for_app
 
 pytestmark = pytest.mark.ui
 
@@ -141,4 +141,50 @@ def test_a_tour_link_keeps_its_steps_settings_on_every_control(browser, server_u
     for name, value in step.settings.items():
         if name in ("epsilon", "delta"):
             assert sliders[name] == pytest.approx(math.log10(value)), (name, sliders)
+    page.close()
+
+
+def _snapshot(page) -> dict:
+    """What the page shows: every control's value, the open tab, the rewind's readout and headline."""
+    page.wait_for_function(
+        "() => Object.values(({CONTROLS_JS})()).some(v => /Release \\d+ of/.test(v))".replace(
+            "{CONTROLS_JS}", CONTROLS_JS
+        ),
+        timeout=WAIT,
+    )
+    settle(page)
+    return page.evaluate(CONTROLS_JS)
+
+
+def test_back_and_forward_show_the_view_their_address_names(browser, server_url):
+    """Back and Forward changed the address but not the page (issue 43: after a tab, a slider and another
+    tab, Back read ``?eps=...&tab=1`` over the RAT tab). A walk of 10 navigations: after each Back or
+    Forward the page equals a fresh page opened at the address it shows."""
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    addresses = [page.url]
+
+    def act(do, expect_in_query):
+        do()
+        page.wait_for_function(f"() => location.search.includes('{expect_in_query}')", timeout=WAIT)
+        addresses.append(page.url)
+
+    act(lambda: show_tab(page, "Privacy boundaries"), "tab=1")
+    handle = page.locator(".noUi-handle").first  # epsilon
+    act(lambda: (handle.focus(), handle.press("End")), "eps=50")
+    act(lambda: show_tab(page, "RAT stopping"), "tab=3")
+    act(lambda: show_tab(page, "Low-privacy noise"), "tab=2")
+    fresh = browser.new_page(viewport={"width": 1440, "height": 900})
+    walk = [("back", 3), ("back", 2), ("back", 1), ("forward", 2), ("forward", 3), ("back", 2), ("forward", 3)]
+    for move, index in walk:
+        with page.expect_navigation(wait_until="load", timeout=WAIT):
+            page.go_back() if move == "back" else page.go_forward()
+        wait_for_app(page)
+        assert page.url == addresses[index], (move, page.url, addresses[index])
+        shown = _snapshot(page)
+        fresh.goto(page.url)
+        wait_for_app(fresh)
+        assert shown == _snapshot(fresh), (move, page.url)
+    fresh.close()
     page.close()
