@@ -20,6 +20,7 @@ from noisecore import __version__
 from ..claims import fmt
 from ..compute import ComputePool
 from ..escape import plain
+from ..export import csv_document, settings_line
 from ..jobs import Jobs
 from ..models import Settings
 from ..palette import PALETTE
@@ -139,6 +140,11 @@ def finite(*arrays):
     for arr in arrays:
         keep &= np.isfinite(arr)
     return [np.asarray(a)[keep] for a in arrays]
+
+
+def visible_text(markdown: str) -> str:
+    """A headline as read: its Markdown heading marks and emphasis dropped."""
+    return re.sub(r"^#+\s*|[*]", "", markdown).strip()
 
 
 class BaseView(pn.viewable.Viewer):
@@ -390,23 +396,29 @@ class BaseView(pn.viewable.Viewer):
         return [], []
 
     def csv_text(self) -> str:
+        """The view's data as CSV (``csv`` module; outside text neutralised: dashboard.export)."""
         header, rows = self.csv_rows()
-        out = io.StringIO()
-        out.write(",".join(header) + "\n")
-        for row in rows:
-            cells = ("" if v is None else f"{v:.10g}" if isinstance(v, float) else str(v) for v in row)
-            out.write(",".join(cells) + "\n")
-        return out.getvalue()
+        return csv_document([], header, rows)
 
     def csv_settings(self) -> dict:
         """The settings the export was made with (the presentation ones left out)."""
-        skip = {"large_type", "present", "tour", "committed", "name"}
+        skip = {"large_type", "present", "tour", "committed", "name", "expert"}
         return {n: getattr(self.settings, n) for n in self.settings.param if n not in skip}
 
+    def csv_comments(self) -> list:
+        """What opens every exported file, as comment lines: the app's version and the view, the settings,
+        the headline on screen and each figure it states (by name; inf where a rule never halted or no
+        bound holds)."""
+        comments: list = [f"noiselab {__version__}: {self.title}", "settings: " + settings_line(self.csv_settings())]
+        if self._claim is not None:
+            comments.append("headline: " + visible_text(self._claim.text))
+            figures = {n: v for n, v in self._claim.figures.items() if isinstance(v, int | float)}
+            comments.append("headline figures: " + settings_line({n: float(v) for n, v in figures.items()}))
+        return comments
+
     def csv_preamble(self) -> str:
-        """Comment lines opening every exported file: the app's version, the view, the settings."""
-        cells = (f"{n}={v:.12g}" if isinstance(v, float) else f"{n}={v}" for n, v in self.csv_settings().items())
-        return f"# noiselab {__version__}: {self.title}\n# settings: {' '.join(cells)}\n"
+        """The comment lines opening every exported file (``csv_comments``)."""
+        return csv_document(self.csv_comments(), [], [])
 
     def _csv_file(self):
         return io.StringIO(self.csv_preamble() + self.csv_text())

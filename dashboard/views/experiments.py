@@ -22,6 +22,7 @@ from ..explorer import (
     level_grid,
     prepare,
 )
+from ..export import csv_document
 from ..models import ExperimentSettings
 from ..palette import PALETTE
 from ..uploads import upload_problem
@@ -91,7 +92,7 @@ class ExperimentsView(BaseView):
         self.status = text("")
         self.table = text("", stylesheets=[TABLE_SCROLL])
         self.stop_download = pn.widgets.FileDownload(
-            callback=lambda: io.StringIO(self.csv_preamble() + self._stopping_csv().read()),
+            callback=lambda: io.StringIO(self.csv_preamble() + NEVER_HALTED + self._stopping_csv().read()),
             filename="experiment_stopping.csv",
             label="Download stopping CSV",
             variant="outline",
@@ -359,19 +360,17 @@ class ExperimentsView(BaseView):
         c = self.config
         own = {n: getattr(c, n) for n in ("task", "source", "target_column", "trials", "levels", "count", "target")}
         if c.source == "upload" and self._upload is not None:
-            own["file"] = plain(self._upload[1], limit=80)
+            own["file"] = self._upload[1][:80]  # as named; the export neutralises it
         return {**super().csv_settings(), **own}
 
     def _stopping_csv(self):
-        out = io.StringIO()
-        if self.result is not None:
-            header, rows = self.result.stopping.rows()
-            out.write(",".join(header) + "\n")
-            for row in rows:
-                cells = [str(int(row[0]))] + ["" if not np.isfinite(v) else f"{v:.10g}" for v in row[1:]]
-                out.write(",".join(cells) + "\n")
-        out.seek(0)
-        return out
+        """Each trial's stop per mechanism and rule; an empty cell where a trial never halted on the grid
+        (the comment line says so)."""
+        if self.result is None:
+            return io.StringIO("")
+        header, rows = self.result.stopping.rows()
+        rows = [[int(row[0]), *(float(v) for v in row[1:])] for row in rows]
+        return io.StringIO(csv_document([], header, rows))
 
     def build_layout(self):
         inputs = pn.FlexBox(
@@ -393,6 +392,9 @@ class ExperimentsView(BaseView):
             self.plots,
             self.about,
         )
+
+
+NEVER_HALTED = "# an empty cell: the trial never halted on this grid\n"
 
 
 def setting_words(name: str, value) -> str:

@@ -361,22 +361,22 @@ class NoiseView(BaseView):
                 dropout_note(curves, users=s.users, laplace_limit=self.comparison.laplace_limit).text
             )
 
-    def csv_preamble(self) -> str:
-        """The settings, then the E|Z| / variance table and the dropout curves (when computed) as comment
-        blocks, each a small CSV after its '# ' prefix, above the densities."""
-        out = super().csv_preamble()
+    def csv_comments(self) -> list:
+        """The settings and headline, then the E|Z| / variance table and the dropout curves (when computed)
+        as comment blocks, each a small CSV after its '# ' prefix, above the densities."""
+        out = super().csv_comments()
         c = self.comparison
         if c is not None:
-            out += "# table: noise,mean_abs,variance,worst_case_epsilon,share_std\n"
+            out.append(("table: noise", "mean_abs", "variance", "worst_case_epsilon", "share_std"))
             for name in ("Laplace", "Staircase", "Arete"):
                 cells = (c.mean_abs[name], c.variance[name], c.certified[name], c.share_std[name])
-                out += f"# {name}," + ",".join("" if v is None else f"{float(v):.10g}" for v in cells) + "\n"
+                out.append((name, *(None if v is None else float(v) for v in cells)))
         drop = {n: src.data for n, src in self.src_drop.items()}
         if len(drop["Arete"]["present"]):
-            out += "# dropout curves: noise,fraction_present,worst_case_epsilon,mean_abs\n"
+            out.append(("dropout curves: noise", "fraction_present", "worst_case_epsilon", "mean_abs"))
             for name, data in drop.items():
                 for row in zip(data["present"], data["epsilon"], data["error"], strict=True):
-                    out += f"# {name}," + ",".join(f"{float(v):.10g}" for v in row) + "\n"
+                    out.append((name, *(float(v) for v in row)))
         return out
 
     def csv_rows(self):

@@ -9,6 +9,7 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
+from ..export import csv_document
 from ..palette import PALETTE
 from ..scenarios import (
     RAT_DIM,
@@ -251,11 +252,11 @@ class RatView(BaseView):
 
     def _study_csv(self):
         header, rows = self.study_rows()
-        body = ",".join(header) + "\n"
-        for row in rows:
-            body += ",".join("" if v is None else f"{v:.10g}" if isinstance(v, float) else str(v) for v in row) + "\n"
-        lines = f"# target error rate {self.study.target:.6g}\n" if self.study is not None else ""
-        return io.StringIO(self.csv_preamble() + lines + body)
+        comments = self.csv_comments()
+        if self.study is not None:
+            comments.append(f"target error rate {self.study.target:.6g}")
+            comments.append("an empty cell: the run never halted within its rounds (stop round 0)")
+        return io.StringIO(csv_document(comments, header, rows))
 
     def build_layout(self):
         self.study_download = pn.widgets.FileDownload(
