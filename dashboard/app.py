@@ -390,7 +390,9 @@ class NoiseLab(pn.viewable.Viewer):
     def _view(self, index: int):
         if self._views[index] is None:
             extra = {"config": self.experiment_config} if self.VIEW_CLASSES[index] is ExperimentsView else {}
-            self._views[index] = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool, **extra)
+            view = self.VIEW_CLASSES[index](self.settings, active=False, pool=self.pool, **extra)
+            view._on_present()  # a tab built in presenter mode opens without its title and details
+            self._views[index] = view
         return self._views[index]
 
     def release_browser_callbacks(self):

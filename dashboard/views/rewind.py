@@ -473,6 +473,15 @@ class RewindView(BaseView):
         with pn.io.hold():
             self.scenario = sc
             positive = sc.path_times > 0  # a log axis: f(x) itself sits at t = 0, drawn as the dashed line
+            # the log axis's span stated: hidden (d = 2), the figure has no drawn data to range over, and
+            # Bokeh warned three times per page that it could not set its ranges
+            low, high = float(sc.path_times[positive].min()), float(sc.path_times.max())
+            self.fig_line.x_range.start, self.fig_line.x_range.end = low / 1.5, high * 1.5
+            shown = [float(path[:, 0].min()), float(path[:, 0].max()), 0.0]
+            shown += [sc.cutoff] if sc.stop_rule == "decide" else []
+            shown += [float(sc.value[0]) + sc.sensitivity] if sc.stop_rule == "peek" else []
+            pad = 0.05 * (max(shown) - min(shown) or 1.0)
+            self.fig_line.y_range.start, self.fig_line.y_range.end = min(shown) - pad, max(shown) + pad
             self.src_path.data = {
                 "t": sc.path_times[positive],
                 "x": path[positive, 0],

@@ -225,7 +225,8 @@ def read_table(data: FileData, *, source: str = "the file") -> tuple[list[str], 
     """A CSV table with a header row and numeric cells: (column names, values of shape (rows, columns)).
 
     Refuses, with a message naming the line and column: text that is not UTF-8, an empty file, line
-    ends made of a carriage return alone (old Mac files), a missing or duplicated header, more than
+    ends made of a carriage return alone (old Mac files), columns separated by semicolons or tabs (named,
+    with how to save the file with commas), a missing or duplicated header, more than
     ``MAX_COLUMNS`` columns, cells longer than ``MAX_CELL`` characters, rows with a different number
     of fields, and cells that are empty, not numbers, NaN or infinite. Blank lines are skipped.
     Time and memory grow linearly with the file's size (numpy's CSV reader; a file it refuses is
@@ -293,6 +294,14 @@ def _header(text: str, source: str) -> tuple[int, list[str], int]:
         raise ValueError(f"{source}, line {line_no}: the header is {len(line):,} characters long")
     if line.count(",") >= MAX_COLUMNS * 4:  # quoted commas aside, far too many columns: refused unread
         raise ValueError(f"{source}, line {line_no}: the header has over {MAX_COLUMNS:,} columns")
+    if "," not in line:
+        for separator, words in ((";", "semicolons (;)"), ("\t", "tabs")):
+            if separator in line:
+                raise ValueError(
+                    f"{source}, line {line_no}: the columns are separated by {words}, not commas; save the file "
+                    "as CSV with commas (a spreadsheet: Save as, CSV UTF-8, comma-separated; decimals with a "
+                    "point: 1.5, not 1,5)"
+                )
     try:
         header = next(csv.reader([line]))
     except csv.Error as exc:

@@ -315,3 +315,14 @@ def test_the_experiments_status_never_says_none():
     assert setting_words("target", 0.3994) == "target loss 0.3994"
     assert setting_words("levels", (0.16, 5.0)) == "levels 0.16 to 5"
     assert setting_words("trials", 250) == "trials 250"
+
+
+def test_a_tab_built_in_presenter_mode_opens_without_its_title():
+    """Presenter mode hid the titles of the tabs built before it was switched on only (issue 43:
+    ``?present=1``, then key 2, showed the boundaries' title)."""
+    lab = NoiseLab()
+    lab.settings.present = True
+    for view in lab.views:  # built now, after presenter mode
+        assert not view.title_pane.visible, type(view).__name__
+    lab.settings.present = False
+    assert all(view.title_pane.visible for view in lab.views)

@@ -37,6 +37,9 @@ def test_reads_a_good_table():
         (",".join(f"c{k}" for k in range(1_001)).encode() + b"\n" + b"1," * 1_000 + b"1\n", "1,001 columns"),
         (",".join(f"c{k}" for k in range(20_000)).encode() + b"\n1\n", "over 1,000 columns"),
         (b'a,b\n1,2\n3,"4\n5\n', "is not a number"),
+        # a spreadsheet's export with another separator is named, with how to save it with commas
+        (b"a;b;label\n1,5;2;0\n", r"line 1: the columns are separated by semicolons \(;\), not commas"),
+        (b"\na\tb\tlabel\n1\t2\t0\n", "line 2: the columns are separated by tabs, not commas"),
     ],
 )
 def test_malformed_tables_are_refused_with_where(content, message):

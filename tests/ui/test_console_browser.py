@@ -41,5 +41,10 @@ def test_a_walk_over_every_tab_tour_step_and_preset_logs_no_warning(watched_page
     for name in PRESETS:
         page.locator("select").filter(has_text="Choose a scenario...").select_option(label=name)
         settle(page)
+    # addresses opened directly: the plane first (it logged three warnings) and a link to every tab
+    for query in ["?d=2", "?d=2&stop=peek&seed=2", *(f"?tab={k}" for k in range(len(TABS)))]:
+        page.goto(server_url + query, timeout=120_000)
+        wait_for_app(page)
+        settle(page, timeout=120_000)
     assert not warnings, f"{len(warnings)} console warnings, e.g. {warnings[:5]}"
     assert not page.problems, page.problems
