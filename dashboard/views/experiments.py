@@ -206,6 +206,9 @@ class ExperimentsView(BaseView):
         if problem is not None:
             self.cancel("inspect")
             self._show_alert(f"{problem} Your other settings are unchanged.")
+            # the status named the earlier file as if it were still in use
+            shown = f" The plots show the last run ({self._shown_status})" if self._shown_status else ""
+            self.status.object = "No file in use: the one chosen was refused (see the message above)." + shown
             return
         filename = filename or "upload.csv"
         call = functools.partial(inspect_table, bytes(content), filename=filename)
@@ -294,7 +297,8 @@ class ExperimentsView(BaseView):
             # said only while true: a result that reached the page first keeps its own status line (a CI
             # run showed "Cancelled; the previous result is kept." over the new run's plots)
             if self.result is self._result_before_run:
-                self.status.object = "Cancelled; the previous result is kept."
+                shown = f" The plots show: {self._shown_status}" if self._shown_status else ""
+                self.status.object = "Cancelled; the previous result is kept." + shown
         self._idle()
 
     def _stale_note(self) -> str:

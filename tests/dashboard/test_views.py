@@ -283,7 +283,8 @@ def test_cancel_says_the_previous_result_is_kept_only_while_it_is(monkeypatch):
     monkeypatch.setattr(view, "cancel", lambda name: name == "experiment")  # as if a run were waited for
     view._result_before_run = view.result  # nothing new on the page since Run
     view.stop()
-    assert view.status.object == "Cancelled; the previous result is kept."
+    assert view.status.object.startswith("Cancelled; the previous result is kept. The plots show: ")
+    assert view._shown_status and view.status.object.endswith(view._shown_status)  # which run the plots show
     view.status.object = "the run's own status"
     view._result_before_run = None  # the run's result reached the page before the press
     view.stop()
@@ -443,3 +444,15 @@ def test_noise_view_placeholder_waits_until_the_page_is_shown():
         assert view.comparison.epsilon == 7.25
     finally:
         pn.state._loaded.pop(doc, None)
+
+
+def test_a_refused_upload_leaves_no_earlier_file_named():
+    """After a refused upload the status still named the earlier file as if it were in use (issue 43)."""
+    lab = NoiseLab()
+    show(lab, lab.experiments)
+    view = lab.experiments
+    view.accept_upload(b"a,b,label\n1,2,0\n", "earlier.csv", ["a", "b", "label"])
+    assert "earlier" in view.status.object
+    view.file_input.param.update(value=b"", filename="empty.csv", mime_type="text/csv")
+    assert "earlier" not in view.status.object and "No file in use" in view.status.object
+    assert view.alert.visible and "empty" in view.alert.object
