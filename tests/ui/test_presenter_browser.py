@@ -108,7 +108,8 @@ NOT_LARGE = "() => !document.body.classList.contains('noiselab-large')"
 
 def test_large_type_from_a_link_follows_the_toggle_and_reset(watched_page, server_url):
     """?big=true enlarged the plots but not the text; the toggle then worked backwards, and Reset left
-    the text large while the toggle said off."""
+    the text large while the toggle said off. Reset now keeps large type (the room's display, issue 43):
+    the text, the toggle and the address all say so."""
     page = watched_page
     page.set_viewport_size({"width": 1024, "height": 768})
     page.goto(server_url + "?big=true")
@@ -121,9 +122,18 @@ def test_large_type_from_a_link_follows_the_toggle_and_reset(watched_page, serve
     page.wait_for_function("() => !location.search.includes('big')", timeout=WAIT)
     toggle.click()
     page.wait_for_function(LARGE, timeout=WAIT)
+    handle = page.locator(".noUi-handle").first  # epsilon: Reset has something to reset
+    handle.focus()
+    handle.press("End")
+    page.wait_for_function("() => location.search.includes('eps=50')", timeout=WAIT)
     page.get_by_text("Reset", exact=True).first.click()
-    page.wait_for_function(NOT_LARGE, timeout=WAIT)
-    page.wait_for_function("() => location.search === ''", timeout=WAIT)
+    page.wait_for_function("() => location.search === '?big=true'", timeout=WAIT)
+    page.wait_for_function(LARGE, timeout=WAIT)
+    toggle_on = page.evaluate(
+        "() => [...Bokeh.documents[0].all_models].filter(m => m.type === 'Toggle' && m.label === "
+        "'Large type (projector)').map(m => m.active)"
+    )
+    assert toggle_on == [True]
     assert page.problems == []
 
 
