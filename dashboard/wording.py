@@ -122,6 +122,8 @@ def one_in(probability: float) -> str:
 
 def all_but(probability: float) -> str:
     """1 - probability in words: "all but one time in a million"."""
+    if not (0 < probability < 1):
+        raise ValueError(f"probability must be in (0, 1), got {probability!r}")
     if probability >= 0.1:
         return f"{100 * (1 - probability):.2g}% of the time"
     return "all but " + one_in(probability)

@@ -59,8 +59,9 @@ def test_epsilon_reads_as_an_odds_factor(epsilon):
 def test_odds_of_an_unbounded_epsilon_and_bad_probabilities():
     assert odds_text(math.inf) == "unbounded"
     for bad in (0.0, 1.0, -0.1, 2.0, math.nan):
-        with pytest.raises(ValueError, match="probability must be in"):
-            one_in(bad)
+        for words in (one_in, all_but):
+            with pytest.raises(ValueError, match="probability must be in"):
+                words(bad)
 
 
 def test_a_unit_follows_its_number():
