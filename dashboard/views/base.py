@@ -12,7 +12,7 @@ from importlib import resources
 
 import numpy as np
 import panel as pn
-from bokeh.models import GlyphRenderer
+from bokeh.models import GlyphRenderer, SaveTool
 from bokeh.plotting import figure
 
 from noisecore import __version__
@@ -142,6 +142,11 @@ def finite(*arrays):
     return [np.asarray(a)[keep] for a in arrays]
 
 
+def slug(text: str) -> str:
+    """Lower-case words joined by hyphens: a file name's part."""
+    return "-".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
 def visible_text(markdown: str) -> str:
     """A headline as read: its Markdown heading marks and emphasis dropped."""
     return re.sub(r"^#+\s*|[*]", "", markdown).strip()
@@ -226,6 +231,19 @@ class BaseView(pn.viewable.Viewer):
         self._claim = claim
         self.headline.object = mark_terms(claim.text)
         self._show_plain()
+        self._name_exports()
+
+    def _name_exports(self):
+        """Each figure's saved PNG is named for its view, its title and the settings it shows
+        (``noiselab-brownian-rewind-privacy-per-release-eps1-delta1e-06-seed0.png``)."""
+        s = self.settings
+        settings = f"eps{s.epsilon:.3g}-delta{s.delta:.2g}-seed{s.seed}"
+        for fig in self.figures:
+            title = fig.title.text if fig.title is not None else ""
+            name = "-".join(part for part in ("noiselab", slug(self.title), slug(title), settings) if part)
+            for tool in fig.toolbar.tools:
+                if isinstance(tool, SaveTool) and tool.filename != name:
+                    tool.filename = name
 
     @property
     def claim(self):
