@@ -90,6 +90,11 @@ class LogSlider(pn.viewable.Viewer):
             finally:
                 self._following = False
 
+    @property
+    def setting(self) -> str:
+        """The name of the setting this slider moves."""
+        return self._name
+
     def show_in_use(self, used: bool) -> None:
         """Say on the label whether the open tab uses this setting."""
         self.slider.label = self.label if used else f"{self.label} {UNUSED}"
@@ -232,7 +237,7 @@ def controls(settings: Settings, show_tab=None, on_reset=None, in_use: InUse | N
     seed = CheckedInput(settings, "seed", label="seed", width=160, description=settings.param.seed.doc)
     dim_label = Text("dimension **d** of f(x)", margin=(5, 10, 0, 10))
     if in_use is not None:
-        in_use.labels.update({slider._name: slider for slider in sliders})
+        in_use.labels.update({slider.setting: slider for slider in sliders})
         in_use.labels.update(
             {
                 "dim": (dim_label, "dimension **d** of f(x)"),

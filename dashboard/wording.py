@@ -187,12 +187,7 @@ _ALIASES = sorted(
 _TERM_RE = re.compile("|".join(f"(?P<t{i}>{_pattern(a)})" for i, (a, _) in enumerate(_ALIASES)))
 
 
-def term_at(alias: str) -> str:
-    """The glossary entry an alias as written in a text belongs to."""
-    for candidate, term in _ALIASES:
-        if candidate == alias:
-            return term
-    raise KeyError(alias)
+_TERM_OF = dict(_ALIASES)  # alias -> its glossary entry
 
 
 def mark_terms(text: str) -> str:
@@ -211,7 +206,7 @@ def mark_terms(text: str) -> str:
         if inside(start):
             continue
         alias = match.group(0)
-        term = term_at(alias)
+        term = _TERM_OF[alias]
         if term in seen:
             continue
         seen.add(term)
