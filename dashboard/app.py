@@ -80,6 +80,7 @@ VIEW_KEYS = {
     "experiments.levels": "levels",
     "experiments.count": "count",
     "experiments.target": "loss",
+    "experiments.unrun": "notrun",
 }
 KATEX_FACES = (
     "AMS-Regular",
@@ -453,6 +454,8 @@ class NoiseLab(pn.viewable.Viewer):
         for name in config.param.objects("existing"):
             if f"experiments.{name}" in VIEW_KEYS:
                 state[f"experiments.{name}"] = getattr(config, name)
+        if config.source == "upload" and self._views[tab_index("experiments")] is not None:
+            state["experiments.unrun"] = True  # the file stays here: a link's receiver runs nothing
         defaults = {"tab": 0, "release": 1, "experiments.source": "upload"}
         defaults.update({f"experiments.{n}": p.default for n, p in config.param.objects("existing").items()})
         return {
@@ -472,8 +475,16 @@ class NoiseLab(pn.viewable.Viewer):
             if config.source == "upload":  # a file the link cannot hold stays chosen
                 values.pop("experiments.source", None)
         refused = {}
+        # first whether the experiments were run: a tab the link opens is built seeing it
+        values = dict(sorted(values.items(), key=lambda item: item[0] != "experiments.unrun"))
         for name, value in values.items():
             key = VIEW_KEYS[name]
+            if name == "experiments.unrun":
+                if not isinstance(value, bool):
+                    refused[key] = "must be 1 (the settings were not run) or 0"
+                elif self._views[tab_index("experiments")] is None:  # once built, the tab keeps it
+                    config.unrun = value
+                continue
             try:
                 empty_target = value is None and name == "experiments.target"  # set from public data
                 if not empty_target and (
@@ -655,7 +666,7 @@ def link_values(arguments: dict) -> tuple[dict, dict]:
                 values[names[key]] = json.loads(text)
             except (ValueError, RecursionError):
                 values[names[key]] = text
-            if key in ("present", "big") and values[names[key]] in (0, 1):  # ?big=1, as a person types it
+            if key in ("present", "big", "notrun") and values[names[key]] in (0, 1):  # ?big=1, as a person types it
                 values[names[key]] = bool(values[names[key]])
     return values, refused
 
@@ -750,7 +761,7 @@ class AddressLocation(Location):
             if value != DEFAULTS[name] or isinstance(value, bool) != isinstance(DEFAULTS[name], bool):
                 query[key] = "1" if name == "present" else address_value(value)
         for name, value in lab.link_state().items():
-            query[VIEW_KEYS[name]] = address_value(value)
+            query[VIEW_KEYS[name]] = "1" if value is True else address_value(value)
         search = "?" + urllib.parse.urlencode(query, safe="[],") if query else ""
         self._written = search  # its echo (from here or the browser) is not read back
         if search != self.search:

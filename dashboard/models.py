@@ -244,3 +244,8 @@ class ExperimentSettings(param.Parameterized):
         doc="Target loss for the stopping rules; empty: set from the public hold-out rows only (a model "
         "fitted on them, plus twice BM's mean excess loss at epsilon = 0.3 there, rounded up).",
     )
+    unrun = param.Boolean(
+        default=False,
+        doc="These settings are not those of the run the plots show (kept by the experiments tab); a link "
+        "carrying it opens the tab without running them, and says so.",
+    )

@@ -164,6 +164,7 @@ class ExperimentsView(BaseView):
         self._run_pending = False  # a run's status line is on screen until it ends
         self._result_before_run = None  # the result on the page when Run was last pressed
         self.config.param.watch(self._on_run_settings, list(self.RUN_SETTINGS))
+        self.settings.param.watch(self._on_run_settings, list(self.SHARED_RUN_SETTINGS))
         # an empty file or one the browser kept back changes only the name or the type
         self.file_input.param.watch(self._on_upload, ["value", "filename", "mime_type"])
         self.source_select.param.watch(self._on_source, "value")
@@ -175,7 +176,13 @@ class ExperimentsView(BaseView):
         # dimmed while a new run computes; the figures go on the page with the first run's data (Bokeh
         # warns about the ranges of a plot without data, even a hidden one)
         self.plots = stack(self.table, css_classes=["noiselab-experiment-plots"])
-        self.schedule(self.start)
+        if self.config.unrun:  # a link from a page whose settings were never run: its plots cannot be shown
+            self.status.object = (
+                "These settings came from a link; the page it was copied from had not run them. **Press Run** to "
+                "see them (about 2-20 s)."
+            )
+        else:
+            self.schedule(self.start)
 
     def rejected_text(self, exc) -> str:
         return f"This cannot be run: {plain(exc, limit=600)}. Your settings and the last result are kept."
@@ -239,13 +246,26 @@ class ExperimentsView(BaseView):
             seed=self.settings.seed,
         )
 
-    RUN_SETTINGS = ("task", "trials", "levels", "count", "target")
+    RUN_SETTINGS = ("task", "source", "trials", "levels", "count", "target")
+    SHARED_RUN_SETTINGS = ("delta", "seed")  # the sidebar's, used by a run
 
     def _run_settings(self):
-        return tuple(getattr(self.config, name) for name in self.RUN_SETTINGS)
+        return tuple(getattr(self.config, name) for name in self.RUN_SETTINGS) + tuple(
+            getattr(self.settings, name) for name in self.SHARED_RUN_SETTINGS
+        )
+
+    def _setting_value(self, name: str):
+        return getattr(self.settings if name in self.SHARED_RUN_SETTINGS else self.config, name)
+
+    def _update_unrun(self):
+        """Whether the settings are those of the run on screen (or under way): a link carries the answer."""
+        running = self.running("prepare") or self.running("experiment")
+        reference = self._started_settings if running else self._shown_settings
+        self.config.unrun = reference is None or self._run_settings() != reference
 
     def _on_run_settings(self, *_events):
         """The plots keep the last run until Run is pressed: say so as soon as a setting differs."""
+        self._update_unrun()
         shown = self._shown_settings
         if shown is None or self.running("prepare") or self.running("experiment"):
             return
@@ -253,9 +273,9 @@ class ExperimentsView(BaseView):
             self.status.object = self._shown_status
             return
         changed = ", ".join(
-            setting_words(name, getattr(self.config, name))
-            for name, before in zip(self.RUN_SETTINGS, shown, strict=True)
-            if getattr(self.config, name) != before
+            setting_words(name, self._setting_value(name))
+            for name, before in zip(self.RUN_SETTINGS + self.SHARED_RUN_SETTINGS, shown, strict=True)
+            if self._setting_value(name) != before
         )
         self.status.object = (
             f"**Changed: {changed}. Press Run** to see it; the plots and the table below still show the last run "
@@ -266,6 +286,7 @@ class ExperimentsView(BaseView):
     def start(self):
         """Prepare the task (fit, default target) off the loop, then run the chunks of trials."""
         self._started_settings = self._run_settings()
+        self.config.unrun = False
         self._result_before_run = self.result
         spec = self.spec()
         levels = level_grid(*self.config.levels, count=self.config.count)
@@ -307,6 +328,7 @@ class ExperimentsView(BaseView):
     def _idle(self):
         # stated, not emptied: an empty styles dict left the browser's inline opacity of 0.45 in place
         self.plots.styles = {"opacity": "1"}
+        self._update_unrun()  # a cancelled or failed run leaves the plots on the run before
         self.run_button.disabled = False
         self.cancel_button.disabled = True
 
@@ -407,6 +429,8 @@ def setting_words(name: str, value) -> str:
         return "target loss from the public data" if value is None else f"target loss {value:g}"
     if name == "levels":
         return f"levels {value[0]:g} to {value[1]:g}"
+    if name == "source":
+        return f"data {value}"
     return f"{name} {value}"
 
 

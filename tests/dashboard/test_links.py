@@ -5,6 +5,7 @@ import pytest
 
 from dashboard.app import VIEW_KEYS, NoiseLab, address_value, link_values, split_link_values
 from dashboard.models import Settings
+from dashboard.tabs import tab_index
 from dashboard.widgets import LogSlider
 
 
@@ -83,6 +84,7 @@ def test_the_page_state_round_trips_through_a_link():
         ("experiments.trials", 3),
         ("experiments.levels", [9, 1]),
         ("experiments.source", "upload"),
+        ("experiments.unrun", 2),
     ],
 )
 def test_bad_page_values_are_named(name, value):
@@ -159,3 +161,50 @@ def test_the_switches_take_one_and_zero_as_a_person_types_them(query, expected):
     assert refused == {} and list(values.values()) == [expected]
     assert all(isinstance(value, bool) for value in values.values())
     assert Settings().apply_values(values) == {}
+
+
+def test_an_experiments_link_names_a_run_that_was_made_or_opens_without_running():
+    """An Experiments link carried settings that were never run, so the receiver auto-ran something else
+    than the sender's plots (issue 43): settings changed since the run shown (its own, the data, or the
+    sidebar's delta and seed) add ``notrun=1``; such a link opens the tab without running, saying so."""
+    lab = NoiseLab()
+    lab.tabs.active = tab_index("experiments")
+    view = lab.experiments
+    view.start()  # without a server the run ends at once
+    assert view.result is not None and "experiments.unrun" not in lab.link_state()
+    for change in ({"trials": 250}, {"seed": 7}, {"delta": 1e-3}):
+        model = lab.settings if "trials" not in change else lab.experiment_config
+        before = {name: getattr(model, name) for name in change}
+        model.param.update(change)
+        state = lab.link_state()
+        assert state["experiments.unrun"] is True, change
+        assert "Press Run" in view.status.object
+        model.param.update(before)  # back to the run shown: nothing to say
+        assert "experiments.unrun" not in lab.link_state(), change
+    lab.experiment_config.trials = 250
+    view.start()
+    assert "experiments.unrun" not in lab.link_state() and lab.link_state()["experiments.trials"] == 250
+
+    lab.experiment_config.count = 20
+    arguments = {VIEW_KEYS[n]: [address_value(v).encode()] for n, v in lab.link_state().items()}
+    for written in (b"true", b"1"):  # the address writes 1; a hand-typed true means the same
+        values, refused = link_values({**arguments, "notrun": [written]})
+        assert refused == {} and values["experiments.unrun"] is True
+    receiver = NoiseLab()
+    assert receiver.apply_link_state(split_link_values(values)[1]) == {}
+    opened = receiver.experiments
+    assert opened.result is None
+    assert "came from a link" in opened.status.object and "Press Run" in opened.status.object
+    assert receiver.link_state() == lab.link_state()  # the receiver's own link says the same
+    opened.start()
+    assert opened.result is not None and "experiments.unrun" not in receiver.link_state()
+    assert receiver.experiment_config.count == 20 and receiver.experiment_config.trials == 250
+
+
+def test_a_link_from_a_page_with_an_uploaded_file_runs_nothing():
+    """The file cannot travel in a link: the receiver would have run the synthetic data instead."""
+    lab = NoiseLab()
+    lab.tabs.active = tab_index("experiments")
+    lab.experiments.accept_upload(b"a,b,label\n1,2,0\n3,4,1\n", "mine.csv", ["a", "b", "label"])
+    state = lab.link_state()
+    assert state.get("experiments.unrun") is True and "experiments.source" not in state
