@@ -82,6 +82,8 @@ VIEW_KEYS = {
     "experiments.target": "loss",
     "experiments.unrun": "notrun",
 }
+# the top row's labels: (normal, presenter mode), where the tour's one-line bar shares the row
+TOP_LABELS = {"expert": ("Expert wording", "Expert"), "share": ("Share (QR code)", "Share")}
 KATEX_FACES = (
     "AMS-Regular",
     "Caligraphic-Regular",
@@ -375,6 +377,7 @@ class NoiseLab(pn.viewable.Viewer):
         )
         # page-wide preferences at the top right; they wrap on a phone
         self.present_row = pn.FlexBox(
+            self.tour.bar,
             self.expert_toggle,
             self.share.button,
             self.present_toggle,
@@ -382,6 +385,14 @@ class NoiseLab(pn.viewable.Viewer):
             flex_wrap="wrap",
             sizing_mode="stretch_width",
         )
+        self.settings.param.watch(self._label_top_row, "present")
+        self._label_top_row()
+
+    def _label_top_row(self, *_events):
+        """Short labels in presenter mode: the tour's one-line bar shares the top row at 1024 px."""
+        short = int(self.settings.present)
+        for button, key in ((self.expert_toggle, "expert"), (self.share.button, "share")):
+            button.param.update(label=TOP_LABELS[key][short], width=(150, 85)[short])
 
     def _reset_page_state(self):
         """Reset's share beyond the settings: the first release and the experiments defaults, so on the

@@ -322,30 +322,51 @@ class TourPanel(pn.viewable.Viewer):
         self.next.on_click(lambda _e: self._go(self.settings.tour + 1))
         self.close.on_click(lambda _e: self._go(0))
         self.buttons = pn.Row(self.back, self.next, self.close)
-        settings.param.watch(self._show, "tour")
-        settings.param.watch(self._show_start, "present")
-        self._show()
+        # in presenter mode the tour shrinks to one line at the top, beside the page's own buttons, so the
+        # open tab's plot stays on a projector's first screen (the full text returns with P)
+        self.bar_text = Text("", margin=(0, 6, 0, 10))
+        self.bar_back = pn.widgets.Button(label="\u25c0 Back", variant="outline", width=80, margin=(4, 3))
+        self.bar_next = pn.widgets.Button(label="Next \u25b6", color="primary", width=80, margin=(4, 3))
+        self.bar_close = pn.widgets.Button(label="End tour", variant="outline", width=90, margin=(4, 3))
+        for button, step in ((self.bar_back, -1), (self.bar_next, 1)):
+            button.on_click(lambda _e, step=step: self._go(self.settings.tour + step))
+        self.bar_close.on_click(lambda _e: self._go(0))
+        self.bar = pn.Row(
+            self.bar_text,
+            self.bar_back,
+            self.bar_next,
+            self.bar_close,
+            align="center",
+            css_classes=["noiselab-tour-bar"],
+            # left in the top row, whose buttons sit on the right; the buttons go under the title on a phone
+            styles={"margin-right": "auto", "flex-wrap": "wrap", "align-items": "center"},
+        )
+        settings.param.watch(self._on_tour, "tour")
+        settings.param.watch(self._layout, "present")
+        self._on_tour()
 
     def _go(self, step):
         self.settings.tour = max(0, min(len(TOUR), step))
 
-    def _show_start(self, *_events):
-        self.start.visible = self.settings.tour == 0 and not self.settings.present
+    def _layout(self, *_events):
+        """The full panel, the one-line bar (presenter mode) or the start button, as the mode says."""
+        touring, present = self.settings.tour > 0, self.settings.present
+        self.start.visible = not touring and not present
+        self.buttons.visible = self.text.visible = touring and not present
+        self.bar.visible = touring and present
 
-    def _show(self, *_events):
+    def _on_tour(self, *_events):
         k = self.settings.tour
-        touring = k > 0
-        self.start.visible = not touring and not self.settings.present
-        self.buttons.visible = touring
-        self.text.visible = touring
-        if touring:
+        self._layout()
+        if k > 0:
             step = TOUR[k - 1]
-            self.back.disabled = k == 1
-            self.next.disabled = k == len(TOUR)
+            self.back.disabled = self.bar_back.disabled = k == 1
+            self.next.disabled = self.bar_next.disabled = k == len(TOUR)
             self.text.object = (
                 f"**Tour, step {k} of {len(TOUR)}: {step.title}.** {step.text}  \n"
                 f"**Look at:** {step.look_at} (Link to this step: `?tour={k}`)"
             )
+            self.bar_text.object = f"**Tour {k}/{len(TOUR)}:** {step.title}"
             self._on_step(step)
 
     def __panel__(self):

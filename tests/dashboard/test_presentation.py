@@ -118,6 +118,31 @@ def test_tour_steps_set_tab_and_settings():
     assert fresh.tabs.active == TOUR[4].tab and fresh.settings.epsilon == TOUR[4].settings["epsilon"]
 
 
+def test_in_presenter_mode_the_tour_is_one_line_that_keeps_the_room_s_settings():
+    """With the tour at 1024x768 in presenter mode the plot went off screen (issue 43): the tour becomes
+    a one-line bar with its own Back / Next / End; turning presenter mode on or off never re-applies the
+    step (a slider moved during the step stays where it is)."""
+    lab = NoiseLab(Settings(tour=2, present=True))
+    panel = lab.tour
+    assert panel.bar.visible and not panel.text.visible and not panel.buttons.visible
+    assert panel.bar_text.object == f"**Tour 2/{len(TOUR)}:** {TOUR[1].title}"
+    assert lab.expert_toggle.label == "Expert" and lab.share.button.label == "Share"
+    panel.bar_next.clicks += 1
+    assert lab.settings.tour == 3 and lab.tabs.active == TOUR[2].tab and "Tour 3/" in panel.bar_text.object
+    lab.settings.epsilon = 7.0  # the presenter moves a slider during the step
+    lab.settings.present = False
+    assert panel.text.visible and panel.buttons.visible and not panel.bar.visible
+    assert lab.settings.epsilon == 7.0 and lab.settings.tour == 3
+    assert lab.expert_toggle.label == "Expert wording" and lab.share.button.label == "Share (QR code)"
+    lab.settings.present = True
+    panel.bar_back.clicks += 1
+    assert lab.settings.tour == 2 and not panel.bar_back.disabled
+    panel.bar_back.clicks += 1
+    assert lab.settings.tour == 1 and panel.bar_back.disabled
+    panel.bar_close.clicks += 1
+    assert lab.settings.tour == 0 and not panel.bar.visible and not panel.start.visible  # no start button here
+
+
 @pytest.mark.sweep
 def test_presets_and_glossary():
     lab = NoiseLab()

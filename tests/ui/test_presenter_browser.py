@@ -172,6 +172,27 @@ def test_presenter_mode_puts_the_plot_and_its_controls_on_the_first_screen(watch
     assert page.problems == []
 
 
+@pytest.mark.parametrize("step", [2, 4])
+def test_the_tour_in_presenter_mode_keeps_the_plot_on_a_projector_s_first_screen(watched_page, server_url, step):
+    """``?tour=2&present=1`` at 1024x768 put the tour's paragraph above the plot and pushed its axis off
+    screen (issue 43): in presenter mode the tour is one line in the top row, and its Next works."""
+    page = watched_page
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(server_url + f"?tour={step}&present=1")
+    wait_for_app(page)
+    page.wait_for_function("() => document.body.classList.contains('noiselab-present')", timeout=WAIT)
+    bar = page.locator(".noiselab-tour-bar").first
+    bar.wait_for(timeout=WAIT)
+    assert in_view(page, bar) and bar.bounding_box()["y"] < 60  # beside Expert / Share / Present
+    figure = page.locator(".bk-Figure:visible").first
+    box = figure.bounding_box(timeout=WAIT)
+    assert box["y"] < 480 and box["y"] + 0.75 * box["height"] <= 768, box
+    page.screenshot(path=str(ARTIFACTS / f"presenter-tour{step}-1024x768.png"))
+    bar.get_by_role("button", name="Next").click()
+    page.wait_for_function(f"() => location.search.includes('tour={step + 1}')", timeout=WAIT)
+    assert page.problems == []
+
+
 def test_keys_step_play_and_open_tabs_but_never_while_typing(watched_page, server_url):
     page = watched_page
     page.set_viewport_size({"width": 1440, "height": 900})
