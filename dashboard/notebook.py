@@ -19,18 +19,22 @@ In a notebook, load everything inline, so a saved notebook renders offline::
 
 from __future__ import annotations
 
+import base64
+import functools
+import logging
 import os
+from pathlib import Path
 
 import holoviews as hv
 import holoviews.plotting.bokeh  # registers the Bokeh backend without notebook output
 import numpy as np
 import panel as pn
 from bokeh.document import Document
-from bokeh.models import UIElement
+from bokeh.models import ImportedStyleSheet, UIElement
 from bokeh.resources import INLINE
 from panel.io.model import add_to_doc
 from panel.io.notebook import patch_inline_stylesheets
-from panel.io.resources import set_resource_mode
+from panel.io.resources import CDN_DIST, JS_VERSION, LOCAL_DIST, set_resource_mode
 
 from dashboard.claims import percent
 from dashboard.palette import PALETTE
@@ -48,6 +52,8 @@ from noisecore import Laplace, Staircase
 from noisecore import frontier as frontier_table
 from noisecore._validation import file_path
 from noisecore.experiments import ExperimentResult, StoppingResult, TradeoffResult
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "boundary_plot",
@@ -538,17 +544,70 @@ def _inline_sheets(viewable, root) -> None:
             patch_inline_stylesheets(model)
 
 
-def inline_style_sheets() -> None:
-    """Inline Panel's style sheets in HoloViews' notebook output too, while ``pn.config.inline`` is set.
+@functools.lru_cache(maxsize=1)
+def _panel_sheets_as_data() -> tuple[tuple[str, str], ...]:
+    """(an address Panel gives one of its style sheets, a ``data:`` address with the same file)."""
+    dist = Path(pn.__file__).parent / "dist"
+    pairs = []
+    for path in sorted([*dist.glob("css/*.css"), *dist.glob("bundled/theme/*.css")]):
+        relative = path.relative_to(dist).as_posix()
+        data = "data:text/css;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+        for url in (CDN_DIST + relative, LOCAL_DIST + relative):  # Panel names them either way
+            pairs.extend([(url, data), (f"{url}?v={JS_VERSION}", data)])
+    return tuple(pairs)
+
+
+def _document_of(root) -> Document | None:
+    """The document ``root`` is rendered into: its own, or (on first render, before Panel adds it) the one
+    whose style sheet cache holds the sheets ``root`` was given."""
+    if root.document is not None:
+        return root.document
+    given = {id(sheet) for sheet in root.stylesheets if isinstance(sheet, ImportedStyleSheet)}
+    for doc, cache in list(pn.state._stylesheets.items()):
+        if any(id(sheet) in given for sheet in cache.values()):
+            return doc
+    return None
+
+
+def _sheets_from_data_for_updates(viewable, root) -> None:
+    """Give later updates of a live notebook output Panel's style sheets as ``data:`` addresses.
+
+    Panel inlines the style sheets of a notebook output's first render, but an update of an HTML or
+    Markdown pane sends the pane's sheets again, as links to Panel's CDN (a live view's slider moved
+    once: 12 requests off the machine, each an error offline). Panel takes those sheets from a cache per
+    document, by address; filled here with the same files as ``data:`` addresses, every later update
+    and every model added later links nothing outside the page. Related upstream:
+    holoviz/panel#8707 (fixed in #8708 for new models, not for pane updates)."""
+    if not pn.config.inline:
+        return
+    doc = _document_of(root)
+    if doc is None:
+        return
+    cache = pn.state._stylesheets.setdefault(doc, {})
+    for url, data in _panel_sheets_as_data():
+        sheet = cache.get(url)
+        if sheet is None or getattr(sheet, "url", None) != data:
+            cache[url] = ImportedStyleSheet(url=data)
+
+
+def inline_style_sheets(live_updates: bool = True) -> None:
+    """Keep a notebook's Panel and HoloViews output offline while ``pn.config.inline`` is set.
 
     ``pn.extension(inline=True)`` inlines the JavaScript and the style sheets of Panel objects, but
     HoloViews 1.23 renders its output through Panel without that step: each plot then links four style
     sheets on Panel's CDN, which a saved notebook cannot load offline. This adds Panel's own inlining step
-    as a render hook (once; calling again does nothing).
+    as a render hook, and with ``live_updates`` a second hook so that a live output's later updates link
+    no style sheet off the machine either (once; calling again does nothing).
     """
+    if not isinstance(live_updates, bool):
+        raise TypeError(f"live_updates must be True or False, got {live_updates!r}")
     hooks = pn.viewable.Viewable._preprocessing_hooks
-    if _inline_sheets not in hooks:
-        hooks.append(_inline_sheets)
+    wanted = [_sheets_from_data_for_updates] if live_updates else []
+    for hook in [*wanted, _inline_sheets]:  # the cache is filled while the first render's sheets are shared
+        if hook not in hooks:
+            hooks.append(hook)
+    if live_updates:
+        log.info("notebook: Panel's style sheets go to live updates as data: addresses (holoviz/panel#8707)")
 
 
 # --- dispatch and export -----------------------------------------------------------------------------------

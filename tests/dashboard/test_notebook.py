@@ -46,3 +46,67 @@ def test_every_step_is_a_lecture_step():
     assert text.count("**Exercise.**") == 5 and text.count("<details><summary><b>Answer</b></summary>") == 5
     setup = nb.cells[1].source
     assert 'hv.extension("bokeh", inline=True' in setup and 'pn.extension("katex", inline=True)' in setup
+
+
+def test_the_docs_map_the_notebook_steps_to_the_app_tour():
+    """docs/teaching.md said the notebook's steps match the app's tour; they did not (five against six,
+    issue 43). Its table names every notebook heading and every tour step, in the notebook's order."""
+    import re
+    from pathlib import Path
+
+    from dashboard.tour import TOUR as APP_TOUR
+
+    nb = nbformat.read(TOUR, as_version=4)
+    headings = [
+        c.source.splitlines()[0].removeprefix("## Step ")
+        for c in nb.cells
+        if c.cell_type == "markdown" and c.source.startswith("## Step")
+    ]
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "teaching.md").read_text()
+    section = docs.split("## The same tour in Jupyter", 1)[1]
+    rows = [line.split("|")[1:3] for line in section.splitlines() if re.match(r"\| \d\. ", line)]
+    assert [row[0].strip() for row in rows] == headings
+    named = " ".join(row[1] for row in rows)
+    for k, step in enumerate(APP_TOUR, start=1):
+        assert f"{k}. {step.title}" in named, step.title
+
+
+def test_a_live_view_s_updates_link_no_style_sheet_off_the_machine(monkeypatch):
+    """In JupyterLab, moving a live view's slider made its Markdown panes send their style sheets again as
+    links to Panel's CDN (12 requests, 28 with every live view; issue 43): with ``inline_style_sheets()``
+    the messages a live update sends carry ``data:`` sheets at most, and no address off the machine."""
+    import asyncio
+
+    import panel as pn
+    import panel.io.notebook as panel_notebook
+    from panel.io.state import state
+
+    from dashboard.models import Settings
+    from dashboard.notebook import inline_style_sheets
+    from dashboard.views import RewindView
+
+    monkeypatch.setattr(pn.config, "inline", True)
+    monkeypatch.setattr(pn.extension, "_loaded", True)  # as after pn.extension(inline=True) in the tour
+    monkeypatch.setattr(pn.viewable.Viewable, "_preprocessing_hooks", list(pn.viewable.Viewable._preprocessing_hooks))
+    inline_style_sheets()
+    settings = Settings(seed=0)
+    live = pn.panel(RewindView(settings))
+    first, _ = live._repr_mimebundle_()
+    assert "cdn.holoviz.org" not in str(first)
+    ref = next(ref for ref, view in state._views.items() if view[0] is live)
+    comm = state._views[ref][3]
+    sent = []
+    monkeypatch.setattr(comm, "_comm", True)  # as if the browser had opened it
+    monkeypatch.setattr(panel_notebook, "send", lambda _comm, msg: sent.append(msg.content_json))
+    loop = asyncio.new_event_loop()
+    try:
+        for epsilon in (3.0, 5.0):
+            settings.epsilon = epsilon
+            settings.param.trigger("committed")
+            loop.run_until_complete(asyncio.sleep(0.5))
+    finally:
+        loop.close()
+    assert sent, "the update sent nothing: the check would pass vacuously"
+    assert any('"attr":"stylesheets"' in message for message in sent)  # the panes did send their sheets
+    assert not any("cdn.holoviz.org" in message or "static/extensions" in message for message in sent)
+    state._views.pop(ref, None)
