@@ -146,7 +146,7 @@ cells = [
     code(
         "table = frontier.load()\n"
         "noise6 = sc.noise_comparison(epsilon=6.0)  # the Arete calibrated at epsilon = 6, here and now\n"
-        "noise_plot(noise6) + loss_profile_plot(noise6)"
+        "(noise_plot(noise6) + loss_profile_plot(noise6)).cols(1)  # one column: fits a notebook's width"
     ),
     md(
         "**What to notice.**\n\n"
@@ -204,7 +204,7 @@ cells = [
     code(
         "run = sc.rat_run(epsilon=1.0, delta=1e-6, rho=1.0, rng=0)\n"
         "study_rat = sc.rat_study(epsilon=1.0, delta=1e-6, rho=1.0, runs=500, rng=0)\n"
-        "rat_run_plot(run) + rat_study_plot(study_rat)"
+        "(rat_run_plot(run) + rat_study_plot(study_rat)).cols(1)"
     ),
     md(
         "**What to notice.**\n\n"
