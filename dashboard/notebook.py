@@ -158,9 +158,7 @@ def rewind_plot(scenario: RewindScenario) -> hv.Layout:
         walk_view = walk_view.redim.label(t="noise variance t", value="released value")
     else:
         walk = hv.Path([s.path[:, :2]], kdims=["coordinate 1", "coordinate 2"], label="walk")
-        walk = walk.opts(
-            backend="bokeh", color=PALETTE["walk"], **FRAME, tools=["hover"]
-        )
+        walk = walk.opts(backend="bokeh", color=PALETTE["walk"], **FRAME, tools=["hover"])
         releases = _scatter(
             s.frame_values[:, 0], s.frame_values[:, 1], "coordinate 1", "coordinate 2", "releases", "release"
         )

@@ -105,7 +105,7 @@ class ExperimentsView(BaseView):
         self.fig_trade = new_figure(
             "mean loss by privacy level",
             x_axis_type="log",
-            x_axis_label="privacy level epsilon (bands: 95% confidence)",
+            x_axis_label="privacy level epsilon\n(bands: 95% confidence)",  # lines a phone shows whole
             y_axis_label="regularized loss",
         )
         for mech, label in (("bm", "Brownian mechanism"), ("lnr", "Laplace noise reduction")):
@@ -141,7 +141,7 @@ class ExperimentsView(BaseView):
             "ex-post epsilon paid at the stop",
             y_range=labels[::-1],
             x_axis_type="log",
-            x_axis_label="ex-post epsilon (box: middle half of the trials; whiskers: 5-95%)",
+            x_axis_label="ex-post epsilon (box: middle half\nof the trials; whiskers: 5-95%)",
             height=420,
             name="experiment-stop",
         )

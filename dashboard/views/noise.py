@@ -86,7 +86,7 @@ class NoiseView(BaseView):
             self.fig_log.line("x", "y", source=self.src_log[name], color=PALETTE[name], line_width=2, legend_label=name)
         self.fig_profile = new_figure(
             "worst-case loss vs distance",
-            x_axis_label="output distance / sensitivity (paper B, Fig. 3)",
+            x_axis_label="output distance / sensitivity\n(paper B, Fig. 3)",
             y_axis_label="privacy loss",
         )
         for name in NAMES:

@@ -456,3 +456,22 @@ def test_a_refused_upload_leaves_no_earlier_file_named():
     view.file_input.param.update(value=b"", filename="empty.csv", mime_type="text/csv")
     assert "earlier" not in view.status.object and "No file in use" in view.status.object
     assert view.alert.visible and "empty" in view.alert.object
+
+
+def test_every_axis_label_fits_a_phone():
+    """On a 390 px phone, x-axis labels of 45 characters or more were cut at the plot's edge (issue 43:
+    the Experiments tab's two): every line of every axis label has at most 40 characters (the longest
+    shown whole in a 390 px screenshot was 47 beside a narrow y-axis)."""
+    from bokeh.models import Plot
+
+    lab = NoiseLab()
+    labels = [
+        axis.axis_label
+        for view in lab.views
+        for value in vars(view).values()
+        if isinstance(value, Plot)
+        for axis in value.xaxis + value.yaxis
+        if axis.axis_label
+    ]
+    assert len(labels) > 30
+    assert [label for label in labels if max(len(line) for line in label.splitlines()) > 40] == []
