@@ -175,8 +175,24 @@ def test_back_and_forward_show_the_view_their_address_names(browser, server_url)
     act(lambda: (handle.focus(), handle.press("End")), "eps=50")
     act(lambda: show_tab(page, "RAT stopping"), "tab=3")
     act(lambda: show_tab(page, "Low-privacy noise"), "tab=2")
+    act(lambda: show_tab(page, "Brownian rewind"), "eps=50")  # tab 0: no tab key
+    act(lambda: page.locator(".rewind-forward button").first.click(), "release=2")
     fresh = browser.new_page(viewport={"width": 1440, "height": 900})
-    walk = [("back", 3), ("back", 2), ("back", 1), ("forward", 2), ("forward", 3), ("back", 2), ("forward", 3)]
+    walk = [
+        ("back", 5),
+        ("back", 4),
+        ("back", 3),
+        ("back", 2),
+        ("back", 1),
+        ("forward", 2),
+        ("forward", 3),
+        ("back", 2),
+        ("forward", 3),
+        ("forward", 4),
+        ("forward", 5),
+        ("forward", 6),
+    ]
+    assert len(walk) >= 10
     for move, index in walk:
         with page.expect_navigation(wait_until="load", timeout=WAIT):
             page.go_back() if move == "back" else page.go_forward()
