@@ -5,6 +5,7 @@ import math
 import urllib.parse
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.ui.conftest import ARTIFACTS, settle, show_tab, wait_for_app
 
@@ -71,9 +72,13 @@ def test_a_link_reproduces_the_demo(browser, server_url):
     first.wait_for_function("() => location.search.includes('release=4')", timeout=WAIT)
     show_tab(first, "Experiments")
     first.get_by_text("mean", exact=True).first.click()
+    # a setting changed since the last run: the link says so (notrun=1), until Run makes it the run shown
     first.wait_for_function(
-        "() => location.search.includes('task=mean') && location.search.includes('tab=4')", timeout=WAIT
+        "() => ['task=mean', 'tab=4', 'notrun=1'].every(k => location.search.includes(k))", timeout=WAIT
     )
+    first.get_by_role("button", name="Run", exact=True).click()
+    first.wait_for_function("() => !location.search.includes('notrun')", timeout=120_000)
+    expect(first.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=120_000)  # the run ended
     query = urllib.parse.parse_qs(urllib.parse.urlparse(first.url).query)
     assert query["eps"] == ["50"]  # shortest exact form: not 49.99999999999999
     assert set(query) == {"eps", "stop", "release", "tab", "task"}, query  # defaults left out
@@ -127,7 +132,7 @@ def test_a_tour_link_keeps_its_steps_settings_on_every_control(browser, server_u
     page = browser.new_page()
     page.goto(f"{server_url}?tour={number}", timeout=120_000)
     page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0", timeout=WAIT)
-    page.get_by_text(step.title, exact=False).first.wait_for(timeout=WAIT)
+    page.get_by_text(f"Tour, step {number} of", exact=False).first.wait_for(timeout=WAIT)
     page.wait_for_url(lambda url: f"tour={number}" in url and "tab=" in url, timeout=WAIT)
     query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
     assert int(query["tab"][0]) == step.tab, page.url
