@@ -164,6 +164,85 @@ if (!window.noiselabNames) {
     const title = root.querySelector ? root.querySelector('.bk-slider-title') : null;
     return title ? title.textContent.trim() : '';
   };
+  // what a screen reader says for a slider: its value in its own words ("delta 1e-06, one in 1,000,000")
+  const valueText = (label, title) => {
+    const text = title.replace(':', '');
+    const value = parseFloat(title.split(':')[1]);
+    if ((label === 'delta' || label.startsWith('delta ')) && value > 0 && value < 1) {
+      return `${text}, one in ${Math.round(1 / value).toLocaleString('en-US')}`;
+    }
+    return text;
+  };
+  // the slider model drawn in a handle's shadow root
+  const sliderOf = (handle) => {
+    const root = handle.getRootNode();
+    for (const doc of (window.Bokeh ? Bokeh.documents : [])) {
+      for (const m of doc.all_models) {
+        if (m.type !== 'Slider') { continue; }
+        const view = Bokeh.index.find_one(m);
+        if (view && (view.shadow_el === root || view.el === root.host)) { return m; }
+      }
+    }
+    return null;
+  };
+  // keys on a slider: Page Up / Down move a decade on a log slider (a tenth of the range on others); on
+  // a log slider an arrow moves to the next value its label shows differently (one shown step)
+  const sliderKey = (handle, event) => {
+    const large = event.key === 'PageUp' || event.key === 'PageDown';
+    const arrow = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'].includes(event.key);
+    if (!large && !arrow) { return; }
+    const m = sliderOf(handle);
+    if (!m || m.disabled) { return; }
+    const digitsClass = m.css_classes.find((c) => c.startsWith('noiselab-digits-'));
+    const log = m.css_classes.includes('noiselab-log');
+    if (arrow && !log) { return; }  // the slider's own step
+    const up = event.key === 'PageUp' || event.key === 'ArrowRight' || event.key === 'ArrowUp';
+    const dir = up ? 1 : -1;
+    let to = m.value;
+    if (large) {
+      to += dir * (log ? 1 : (m.end - m.start) / 10);
+      if (!log) { to = m.start + Math.round((to - m.start) / m.step) * m.step; }
+    } else {
+      const digits = digitsClass ? Number(digitsClass.split('-')[2]) : 3;
+      const shown = (p) => Number(Math.pow(10, p).toPrecision(digits));
+      const before = shown(m.value);
+      do { to += dir * m.step; } while (shown(to) === before && to > m.start && to < m.end);
+    }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    to = Math.min(m.end, Math.max(m.start, to));
+    if (to !== m.value) {
+      m.value = to;
+      m.value_throttled = to;  // a key press is a release: the views commit
+    }
+  };
+  // Bokeh's tab headers take the keyboard but answered no key (and Space reached the presenter's Play):
+  // the tabs pattern of WAI-ARIA, Enter or Space opens, the arrows open the next or previous tab
+  const selectTabs = (tab) => {
+    for (const other of tab.parentNode.querySelectorAll('.bk-tab')) {
+      other.setAttribute('aria-selected', String(other.classList.contains('bk-active')));
+    }
+  };
+  const tabRole = (tab) => {
+    if (tab.getAttribute('role') !== 'tab') { tab.setAttribute('role', 'tab'); }
+    const selected = String(tab.classList.contains('bk-active'));
+    if (tab.getAttribute('aria-selected') !== selected) { tab.setAttribute('aria-selected', selected); }
+    if (tab.dataset.noiselabKeys) { return; }
+    tab.dataset.noiselabKeys = '1';
+    tab.addEventListener('click', () => requestAnimationFrame(() => selectTabs(tab)));
+    tab.addEventListener('keydown', (event) => {
+      const tabs = [...tab.parentNode.querySelectorAll('.bk-tab')];
+      let target = null;
+      if (event.key === 'Enter' || event.key === ' ') { target = tab; }
+      if (event.key === 'ArrowRight') { target = tabs[(tabs.indexOf(tab) + 1) % tabs.length]; }
+      if (event.key === 'ArrowLeft') { target = tabs[(tabs.indexOf(tab) + tabs.length - 1) % tabs.length]; }
+      if (!target) { return; }
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      target.click();
+      target.focus();
+    }, {capture: true});
+  };
   const name = (el) => {
     if ((el.hasAttribute('aria-hidden') || el.dataset.noiselabInert) && el.tagName !== 'svg') {
       // what the framework hides from screen readers takes no keyboard focus either
@@ -176,7 +255,11 @@ if (!window.noiselabNames) {
       const title = titleOf(el);
       const label = title.split(':')[0].trim() || 'value';
       el.setAttribute('aria-label', label);
-      if (title) { el.setAttribute('aria-valuetext', title.replace(':', '')); }
+      if (title) { el.setAttribute('aria-valuetext', valueText(label, title)); }
+      if (!el.dataset.noiselabKeys) {
+        el.dataset.noiselabKeys = '1';
+        el.addEventListener('keydown', (event) => sliderKey(el, event), {capture: true});
+      }
     } else if (el.matches('button.bk-spin-btn-up')) {
       el.setAttribute('aria-label', 'increase');
     } else if (el.matches('button.bk-spin-btn-down')) {
@@ -187,6 +270,15 @@ if (!window.noiselabNames) {
       el.setAttribute('alt', 'noiselab logo');
     } else if (el.matches('a.navbar-brand')) {
       el.setAttribute('aria-label', 'noiselab: back to the first screen');
+    } else if (el.matches('.bk-tab')) {
+      tabRole(el);
+    } else if (el.matches('div.bk-header') && el.parentNode instanceof ShadowRoot && el.querySelector('.bk-tab')) {
+      // Bokeh draws a tab bar after its panels in the page (placed on top by the grid): the keyboard then
+      // reached the tabs only after the whole open tab. Put it first, where it is seen
+      const first = [...el.parentNode.children].find((c) => c.tagName === 'DIV');
+      if (first && first !== el) { el.parentNode.insertBefore(el, first); }
+      const list = el.querySelector('.bk-tab').parentNode;
+      if (list.getAttribute('role') !== 'tablist') { list.setAttribute('role', 'tablist'); }
     } else if (el.matches('ul.nav.flex-column')) {
       el.setAttribute('role', 'none');
     } else if (el.classList.contains('katex-display')) {
@@ -202,7 +294,7 @@ if (!window.noiselabNames) {
     }
   };
   const SELECTOR = '[aria-hidden], [data-noiselab-inert], .noUi-handle, button.bk-spin-btn, input[type=file], '
-    + 'img.app-logo, a.navbar-brand, ul.nav.flex-column, .katex-display';
+    + 'img.app-logo, a.navbar-brand, ul.nav.flex-column, .katex-display, div.bk-header, .bk-tab';
   const watched = new WeakSet();
   let pending = false;
   const sweep = (root) => {
@@ -276,7 +368,13 @@ if (!window.noiselabKeys) {
     const typing = ['INPUT', 'TEXTAREA', 'SELECT'].includes(tag) || (target && target.isContentEditable)
       || (target && target.getAttribute && ['slider', 'textbox', 'spinbutton'].includes(target.getAttribute('role')));
     const action = actions[event.key];
-    if (typing || !action) { return; }
+    // a focused tab, button or link keeps the keys it answers to (Space presses a focused button)
+    const role = target && target.getAttribute ? target.getAttribute('role') || '' : '';
+    const isTab = role === 'tab' || (target && target.classList && target.classList.contains('bk-tab'));
+    const isButton = tag === 'BUTTON' || tag === 'SUMMARY' || role === 'button';
+    const own = isTab ? ['Enter', ' ', 'ArrowLeft', 'ArrowRight', 'Home', 'End']
+      : isButton ? ['Enter', ' '] : tag === 'A' ? ['Enter'] : [];
+    if (typing || !action || own.includes(event.key)) { return; }
     if (action()) { event.preventDefault(); }
   }, true);
 }

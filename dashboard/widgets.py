@@ -57,6 +57,8 @@ class LogSlider(pn.viewable.Viewer):
             value=math.log10(getattr(settings, name)),
             format=formatter,
             sizing_mode="stretch_width",
+            # the page's keyboard script reads these: an arrow moves one shown step, Page Up/Down a decade
+            css_classes=["noiselab-log", f"noiselab-digits-{digits}"],
         )
         self.slider.param.watch(self._on_drag, "value")
         self.slider.param.watch(self._on_release, "value_throttled")

@@ -90,3 +90,74 @@ def test_slider_handles_are_named_and_read_their_shown_value(watched_page, serve
         timeout=60_000,
     )
     assert page.problems == []
+
+
+# the element that has the keyboard, through shadow roots: "TAG name-or-text"
+FOCUSED_JS = """() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; }
+  if (!a) { return ''; }
+  return a.tagName + ' ' + (a.getAttribute('aria-label') || a.textContent || '').trim().slice(0, 60);
+}"""
+
+
+def tab_to(page, wanted: str, back: bool = False, limit: int = 90) -> int:
+    """Press Tab (Shift+Tab with ``back``) until the focused control's name contains ``wanted``; the
+    number of presses. Fails naming the controls passed when it never gets there."""
+    passed = []
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+        focused = page.evaluate(FOCUSED_JS)
+        if wanted in focused:
+            return presses
+        passed.append(focused)
+    raise AssertionError(f"{wanted!r} not reached in {limit} presses; passed: {passed}")
+
+
+def query(page) -> dict:
+    return page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))")
+
+
+def test_the_main_demo_runs_from_the_keyboard_alone(watched_page, server_url):
+    """Issue 40's keyboard walk: tab to epsilon, Page Up (a decade: 1 to 10), Play, Pause, Jump to the
+    stop, open another tab, Reset, with no mouse. The tab bar comes before the open tab's content (Bokeh
+    put it after), and an arrow on a log slider moves one shown step."""
+    page = watched_page
+    page.goto(server_url)
+    wait_for_app(page)
+    settle(page)
+    steps = {"epsilon": tab_to(page, "epsilon")}
+    page.keyboard.press("PageUp")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('eps') === '10'", timeout=60_000)
+    page.keyboard.press("ArrowLeft")  # one shown step: 9.77 (0.01 of a decade)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('eps') === '9.77'", timeout=60_000)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('eps') === '10'", timeout=60_000)
+    settle(page)
+    steps["the tab bar"] = tab_to(page, "Brownian rewind")
+    steps["Play"] = tab_to(page, "Play towards less noise")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => Number(new URLSearchParams(location.search).get('release')) > 1", timeout=60_000)
+    steps["Pause"] = tab_to(page, "Pause")
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(1500)  # the last frame shown reaches the server and the address
+    paused = query(page).get("release")
+    page.wait_for_timeout(1500)
+    assert query(page).get("release") == paused  # paused: the release stays
+    steps["Jump to the stop"] = tab_to(page, "Jump to the stop")
+    page.keyboard.press("Enter")
+    stop = page.evaluate("() => Bokeh.documents[0].get_model_by_name('rewind-stop').data.k[0]")  # a frame index
+    page.wait_for_function(
+        "(k) => (new URLSearchParams(location.search).get('release') || '1') === String(k + 1)",
+        arg=stop,
+        timeout=60_000,
+    )
+    steps["Privacy boundaries (back)"] = tab_to(page, "Privacy boundaries", back=True)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('tab') === '1'", timeout=60_000)
+    steps["Reset (back)"] = tab_to(page, "Reset", back=True)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !location.search.includes('eps=')", timeout=60_000)
+    assert query(page) == {"tab": "1"}  # Reset restores the demo; the open tab stays
+    print("key presses to reach each control:", steps)
+    assert page.problems == []
