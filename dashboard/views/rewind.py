@@ -111,6 +111,13 @@ const stop_at = stops.data.k.length ? stops.data.k[0] : -1;
 const pause_at = stop_at > k ? stop_at : last_frame;
 const token = {};
 window[key] = token;
+if (window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches) {
+  // motion reduced: one step to where Play would pause, no animation
+  window[key] = null;
+  show(pause_at);
+  move(pause_at, true);
+  return;
+}
 let last = performance.now();
 show(k);
 move(k, true);

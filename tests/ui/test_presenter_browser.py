@@ -270,3 +270,27 @@ def test_while_playing_every_part_shows_the_same_release_and_history_grows_once(
     assert not any('"attr":"data"' in m or '"attr":"location"' in m for m in text)  # the dot stays in the browser
     page.wait_for_function("() => location.search.includes('release=120')", timeout=WAIT)
     assert page.problems == []
+
+
+def test_play_takes_one_step_when_the_system_asks_for_reduced_motion(watched_page, server_url):
+    """prefers-reduced-motion (issue 40): Play shows where it would pause (the stop) at once, without
+    animating the releases in between."""
+    page = watched_page
+    page.emulate_media(reduced_motion="reduce")
+    page.goto(server_url)
+    wait_for_app(page)
+    stop = page.evaluate("() => Bokeh.documents[0].get_model_by_name('rewind-stop').data.k[0]") + 1
+    assert stop > 10  # an animation would pass through at least ten releases first
+    # every release the dot shows from now on, sampled each animation frame in the page
+    page.evaluate(
+        f"""() => {{ window.noiselabSeen = []; const state = {FRAME_STATE_JS.strip()};
+        const sample = () => {{ window.noiselabSeen.push(state().dot); requestAnimationFrame(sample); }};
+        sample(); }}"""
+    )
+    press(page, "play")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS.strip()})().dot === {stop}", timeout=WAIT)
+    assert_one_frame(frame_state(page))
+    page.wait_for_timeout(500)  # had an animation gone on, it would show here
+    seen = set(page.evaluate("() => window.noiselabSeen"))
+    assert seen == {1, stop}, sorted(seen)  # the first release, then the stop: nothing in between
+    assert page.problems == []
