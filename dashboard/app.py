@@ -217,7 +217,7 @@ if (!window.noiselabNames) {
     }
   };
   // Bokeh's tab headers take the keyboard but answered no key (and Space reached the presenter's Play):
-  // the tabs pattern of WAI-ARIA, Enter or Space opens, the arrows open the next or previous tab
+  // the tabs pattern of WAI-ARIA: Enter or Space opens, the arrows the next or previous tab, Home / End the ends
   const selectTabs = (tab) => {
     for (const other of tab.parentNode.querySelectorAll('.bk-tab')) {
       other.setAttribute('aria-selected', String(other.classList.contains('bk-active')));
@@ -236,6 +236,8 @@ if (!window.noiselabNames) {
       if (event.key === 'Enter' || event.key === ' ') { target = tab; }
       if (event.key === 'ArrowRight') { target = tabs[(tabs.indexOf(tab) + 1) % tabs.length]; }
       if (event.key === 'ArrowLeft') { target = tabs[(tabs.indexOf(tab) + tabs.length - 1) % tabs.length]; }
+      if (event.key === 'Home') { target = tabs[0]; }
+      if (event.key === 'End') { target = tabs[tabs.length - 1]; }
       if (!target) { return; }
       event.preventDefault();
       event.stopImmediatePropagation();

@@ -604,7 +604,8 @@ def inline_style_sheets(live_updates: bool = True) -> None:
     HoloViews 1.23 renders its output through Panel without that step: each plot then links four style
     sheets on Panel's CDN, which a saved notebook cannot load offline. This adds Panel's own inlining step
     as a render hook, and with ``live_updates`` a second hook so that a live output's later updates link
-    no style sheet off the machine either (once; calling again does nothing).
+    no style sheet off the machine either (each hook once; ``live_updates=False`` after ``True`` does not
+    remove it).
     """
     if not isinstance(live_updates, bool):
         raise TypeError(f"live_updates must be True or False, got {live_updates!r}")
@@ -613,8 +614,8 @@ def inline_style_sheets(live_updates: bool = True) -> None:
     for hook in [*wanted, _inline_sheets]:  # the cache is filled while the first render's sheets are shared
         if hook not in hooks:
             hooks.append(hook)
-    if live_updates:
-        log.info("notebook: Panel's style sheets go to live updates as data: addresses (holoviz/panel#8707)")
+            if hook is _sheets_from_data_for_updates:
+                log.info("notebook: Panel's style sheets go to live updates as data: addresses (holoviz/panel#8707)")
 
 
 # --- dispatch and export -----------------------------------------------------------------------------------

@@ -155,6 +155,10 @@ def test_the_main_demo_runs_from_the_keyboard_alone(watched_page, server_url):
     steps["Privacy boundaries (back)"] = tab_to(page, "Privacy boundaries", back=True)
     page.keyboard.press("Enter")
     page.wait_for_function("() => new URLSearchParams(location.search).get('tab') === '1'", timeout=60_000)
+    page.keyboard.press("Home")  # the first tab
+    page.wait_for_function("() => !location.search.includes('tab=')", timeout=60_000)
+    page.keyboard.press("ArrowRight")  # the next one
+    page.wait_for_function("() => new URLSearchParams(location.search).get('tab') === '1'", timeout=60_000)
     steps["Reset (back)"] = tab_to(page, "Reset", back=True)
     page.keyboard.press("Enter")
     page.wait_for_function("() => !location.search.includes('eps=')", timeout=60_000)
