@@ -5,7 +5,6 @@ import re
 from pathlib import Path
 
 import holoviews as hv
-import nbformat
 import numpy as np
 import pytest
 from bokeh.core.validation import check_integrity
@@ -182,15 +181,6 @@ def test_every_view_renders_and_composes(records, name):
     document.add_root(hv.render(both, backend="bokeh"))
     issues = check_integrity(document.roots[0].references())
     assert [(i.code, i.name) for i in issues.warning + issues.error] == []
-
-
-def test_the_tour_composes_its_figures_in_one_column():
-    """A tour cell laid three figures side by side, 2,728 px wide (issue 43): composed cells use one column."""
-    from tests.conftest import TOUR
-
-    cells = [c.source for c in nbformat.read(TOUR, as_version=4).cells if c.cell_type == "code"]
-    composed = [line for source in cells for line in source.splitlines() if "_plot(" in line and ") + " in line]
-    assert composed and all(".cols(1)" in line for line in composed), composed
 
 
 def test_colours_are_the_palette(records):
