@@ -20,6 +20,11 @@ __all__ = ["Text", "TextAlert"]
 _SEND_DISABLE_MATH: dict[str, str | None] = {"disable_math": "disable_math"}
 
 
+# text in select and number boxes follows the page's type size (the browser's own 13.3 px for form controls
+# ignored Large type): 13.3 px at Bokeh's 12 px, 16.7 px at Large type's 15 px
+CONTROL_TEXT_CSS = "select, input { font-size: calc(var(--bokeh-font-size, 12px) * 1.111); }"
+
+
 class Text(pn.pane.Markdown):
     """Markdown whose ``disable_math`` (True here) reaches the browser."""
 

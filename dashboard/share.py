@@ -13,7 +13,7 @@ import urllib.parse
 import panel as pn
 import segno
 
-from .panes import Text
+from .panes import CONTROL_TEXT_CSS, Text
 
 __all__ = ["SharePanel", "loopback_warning", "qr_svg"]
 
@@ -84,7 +84,9 @@ class SharePanel(pn.viewable.Viewer):
             sizing_mode="stretch_width",
         )
         self.qr = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[QR_CSS], css_classes=["noiselab-qr"])
-        self.link = pn.widgets.TextInput(label="Address of this view", value="", sizing_mode="stretch_width")
+        self.link = pn.widgets.TextInput(
+            label="Address of this view", value="", sizing_mode="stretch_width", stylesheets=[CONTROL_TEXT_CSS]
+        )
         self.copy = pn.widgets.Button(label="Copy the address", width=170, variant="outline")
         self.copy.js_on_click(args={"link": self.link, "button": self.copy}, code=COPY_JS)
         self.close = pn.widgets.Button(label="Close", width=90, variant="outline")

@@ -10,7 +10,7 @@ import param
 from bokeh.models import CustomJSTickFormatter
 
 from .models import DEFAULTS, Settings
-from .panes import Text
+from .panes import CONTROL_TEXT_CSS, Text
 from .tour import GLOSSARY, PRESET_NOTES, PRESETS, TOUR
 
 # the Bokeh Toggle holds its state in `active` (`value` is Panel's name; read in the browser it was
@@ -142,7 +142,11 @@ class CheckedInput(pn.viewable.Viewer):
         kind = pn.widgets.IntInput if isinstance(self._parameter, param.Integer) else pn.widgets.FloatInput
         # no start/end on the box: the browser sends what was typed, so it can be flagged here
         self.input = kind(
-            label=label, value=getattr(owner, name), width=width, stylesheets=[INVALID_INPUT_CSS], **input_params
+            label=label,
+            value=getattr(owner, name),
+            width=width,
+            stylesheets=[INVALID_INPUT_CSS, CONTROL_TEXT_CSS],
+            **input_params,
         )
         self.flag = pn.pane.HTML(
             "",
@@ -249,6 +253,7 @@ def controls(settings: Settings, show_tab=None, on_reset=None, in_use: InUse | N
     reset = pn.widgets.Button(label="Reset", description="Restore the default settings")
     preset = pn.widgets.Select(
         label="Presets",
+        stylesheets=[CONTROL_TEXT_CSS],
         options=["Choose a scenario...", *PRESETS],
         description="Scenarios people ask about: each sets the sliders from the defaults and opens its tab. "
         + " ".join(f"**{name}**: {note}." for name, note in PRESET_NOTES.items()),

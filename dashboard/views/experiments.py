@@ -25,6 +25,7 @@ from ..explorer import (
 from ..export import csv_document
 from ..models import ExperimentSettings
 from ..palette import PALETTE
+from ..panes import CONTROL_TEXT_CSS
 from ..uploads import upload_problem
 from ..widgets import CheckedInput
 from .base import TABLE_SCROLL, BaseView, finite, fmt, new_figure, stack, text
@@ -71,12 +72,20 @@ class ExperimentsView(BaseView):
         self._upload = None  # (bytes, filename) of the last file that passed inspection
         sources = available_sources()
         self.source_select = pn.widgets.Select(
-            label="Data", options={v: k for k, v in sources.items()}, value="synthetic", width=260
+            label="Data",
+            options={v: k for k, v in sources.items()},
+            value="synthetic",
+            width=260,
+            stylesheets=[CONTROL_TEXT_CSS],
         )
         self.task_select = pn.widgets.RadioButtonGroup.from_param(self.config.param.task)
         self.file_input = pn.widgets.FileInput(accept=".csv,.txt", multiple=False, width=260)
-        self.column_select = pn.widgets.Select(label="Target column", options=[], width=200, disabled=True)
-        self.trials_select = pn.widgets.Select.from_param(self.config.param.trials, label="Trials", width=110)
+        self.column_select = pn.widgets.Select(
+            label="Target column", options=[], width=200, disabled=True, stylesheets=[CONTROL_TEXT_CSS]
+        )
+        self.trials_select = pn.widgets.Select.from_param(
+            self.config.param.trials, label="Trials", width=110, stylesheets=[CONTROL_TEXT_CSS]
+        )
         self.levels_slider = pn.widgets.RangeSlider.from_param(
             self.config.param.levels, label="Privacy levels epsilon", step=0.01, width=260
         )

@@ -14,6 +14,7 @@ from noisecore.dropout import dropout_fractions, dropout_point, dropout_table
 
 from ..jobs import when_shown
 from ..palette import PALETTE
+from ..panes import CONTROL_TEXT_CSS
 from ..scenarios import (
     LOCAL_SEARCH_SETS,
     dropout_note,
@@ -180,6 +181,7 @@ class NoiseView(BaseView):
             settings.param.arete_source,
             label="Arete parameters",
             description=settings.param.arete_source.doc,
+            stylesheets=[CONTROL_TEXT_CSS],
             width=200,
         )
         self.arete_inputs = {

@@ -13,6 +13,7 @@ from bokeh.models import ColumnDataSource, Span
 
 from ..claims import FRAME_READOUT, frame_figures, frame_text
 from ..palette import PALETTE
+from ..panes import CONTROL_TEXT_CSS
 from ..scenarios import rewind_frame_readout, rewind_headline, rewind_scenario, rewind_stop_readout
 from ..wording import EXAMPLES, TERM_CSS, example_line, mark_terms
 from .base import BaseView, finite, flex_row, new_figure, stack, text
@@ -327,6 +328,7 @@ class RewindView(BaseView):
         self.example = pn.widgets.Select.from_param(
             settings.param.example,
             label="the query f(x)",
+            stylesheets=[CONTROL_TEXT_CSS],
             options={"a count of people": "count", "abstract f(x), no unit": "abstract"},
             description=settings.param.example.doc,
             width=220,
