@@ -1,21 +1,22 @@
-"""One colour-blind-safe palette for every view (Okabe & Ito, "Color Universal Design", 2008).
+"""One colour-blind-safe palette for every view, each colour at least 3:1 against the white plot.
 
-Colours are named by role, so a curve keeps its colour across views (Laplace is always vermillion).
-``tests/dashboard/test_palette.py`` checks that curves drawn together stay apart under simulated
-deuteranopia, protanopia and tritanopia.
+Five colours are Okabe & Ito's ("Color Universal Design", 2008); their orange (2.25:1), sky blue (2.31:1)
+and grey (2.85:1) failed WCAG 1.4.11's 3:1 for graphical objects, so their roles moved to a dark grey
+(5.74:1) and a brown (8.24:1), chosen to stay apart from the other five under simulated colour-vision
+deficiency. Colours are named by role, so a curve keeps its colour across views (Laplace is always
+vermillion). ``tests/dashboard/test_presentation.py`` checks that curves drawn together stay apart under
+simulated deuteranopia, protanopia and tritanopia, and that every drawn colour meets 3:1.
 """
 
 from __future__ import annotations
 
 BLACK = "#000000"
-ORANGE = "#E69F00"
-SKY_BLUE = "#56B4E9"
 BLUISH_GREEN = "#009E73"
-YELLOW = "#F0E442"
 BLUE = "#0072B2"
 VERMILLION = "#D55E00"
 REDDISH_PURPLE = "#CC79A7"
-GREY = "#999999"
+GREY = "#666666"  # darker than Okabe-Ito's #999999 (2.85:1)
+BROWN = "#7F3C00"  # where Okabe-Ito's orange (2.25:1) was
 HEADER = "#1f3b57"  # the page header's background (white text on it)
 
 PALETTE = {
@@ -26,7 +27,7 @@ PALETTE = {
     "Lemma 3": REDDISH_PURPLE,
     # boundaries and their one-shot rivals
     "mixture": BLUE,
-    "linear": ORANGE,
+    "linear": BROWN,
     "gaussian": GREY,
     "pdp": BLACK,
     "loss": GREY,
@@ -34,16 +35,16 @@ PALETTE = {
     "hold-out": BLUISH_GREEN,
     "AboveThreshold": VERMILLION,
     "RAT": BLUE,
-    "threshold": ORANGE,
+    "threshold": BROWN,
     # the rewind
-    "walk": SKY_BLUE,
+    "walk": GREY,
     "release": BLUE,
     "current": VERMILLION,
     "stop": BLUISH_GREEN,
     "truth": BLACK,
     "psi": BLUE,
     "composition": GREY,
-    "neighbour": ORANGE,
+    "neighbour": BROWN,
     "error": VERMILLION,
     "expected": BLACK,
     "bound": REDDISH_PURPLE,
@@ -61,9 +62,9 @@ GROUPS = {
     "noise": ("Laplace", "Staircase", "Arete", "Lemma 3"),
     "boundaries": ("mixture", "linear", "gaussian", "pdp"),
     "rules": ("hold-out", "AboveThreshold", "RAT"),
-    "rat run": ("RAT", "threshold", "stop", "false halt"),
-    "rewind walk": ("walk", "current", "stop", "truth", "cutoff"),
-    "rewind privacy": ("psi", "composition", "neighbour"),
+    "rat run": ("RAT", "threshold", "stop", "false halt", "truth"),
+    "rewind walk": ("walk", "release", "current", "stop", "truth", "cutoff", "neighbour"),
+    "rewind privacy": ("psi", "composition", "neighbour", "current"),
     "rewind error": ("error", "expected", "bound", "target"),
     "experiment curves": ("bm", "lnr", "truth", "target"),
     "experiment boxes": ("bm", "lnr", "doubling", "truth"),

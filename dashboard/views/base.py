@@ -5,6 +5,7 @@ loading state while an update computes."""
 from __future__ import annotations
 
 import functools
+import html
 import io
 import logging
 import re
@@ -19,6 +20,7 @@ from noisecore import __version__
 
 from ..claims import fmt
 from ..compute import ComputePool
+from ..describe import describe_figure, figure_series, figure_table_html
 from ..escape import plain
 from ..export import csv_document, settings_line
 from ..jobs import Jobs
@@ -51,6 +53,22 @@ def katex_stylesheet() -> str:
         if sheet.is_file():
             return re.sub(r"@font-face\{[^}]*\}", "", sheet.read_text()).replace("KaTeX_", FONT_PREFIX + "KaTeX_")
     return ""
+
+
+# a plot's description: read by a screen reader, not shown (the usual visually-hidden pattern)
+DESCRIPTION_CSS = (
+    ".noiselab-description { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;"
+    " overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; border: 0; }"
+)
+# a plot's data table: scrolls within a focusable region (WCAG 2.1.1), numbers right-aligned
+DATA_TABLE_CSS = (
+    ".noiselab-data { max-height: 420px; overflow: auto; max-width: 100%; }"
+    " .noiselab-data:focus { outline: 2px solid #0072B2; }"
+    " table { border-collapse: collapse; margin: 0 0 8px 0; font-size: 0.9em; }"
+    " caption { text-align: left; font-weight: 600; padding: 4px 0; }"
+    " th, td { border: 1px solid #767676; padding: 2px 6px; text-align: right; }"
+    " th { background: #f2f2f2; position: sticky; top: 0; }"
+)
 
 
 def new_figure(title, **kwargs):
@@ -177,6 +195,8 @@ class BaseView(pn.viewable.Viewer):
             on_end=self._end_busy,
         )
         self.figures = []
+        self._plot_parts = {}  # figure id -> (description pane, table toggle, table pane)
+        self._depth = 0
         self.alert = TextAlert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.headline = text(
             "",
@@ -268,6 +288,53 @@ class BaseView(pn.viewable.Viewer):
         set_font_sizes(fig, self.settings.large_type)
         drop_unused_glyphs(fig)
         self.figures.append(fig)
+
+    def plot(self, fig) -> pn.Column:
+        """A figure as placed on the page: before it, its description for a screen reader (kept current
+        by every update); after it, a toggle that shows its plotted data as a table."""
+        parts = self._plot_parts.get(fig.id)
+        if parts is None:
+            description = pn.pane.HTML("", margin=0, sizing_mode="stretch_width", stylesheets=[DESCRIPTION_CSS])
+            title = fig.title.text if fig.title is not None else "this plot"
+            label = f"Data table: {title}"
+            toggle = pn.widgets.Toggle(
+                label=label, variant="outline", width=min(360, 7 * len(label) + 40), margin=(0, 10)
+            )
+            table = pn.pane.HTML("", visible=False, sizing_mode="stretch_width", stylesheets=[DATA_TABLE_CSS])
+            toggle.param.watch(lambda _event, fig=fig: self.guarded(self._show_table, fig), "value")
+            parts = self._plot_parts[fig.id] = (description, toggle, table, stack(description, fig, toggle, table))
+            self._describe(fig)
+        return parts[3]
+
+    def plotted_series(self, fig):
+        """A figure's data as described and tabled (a view may state it its own way)."""
+        return figure_series(fig)
+
+    def _describe(self, fig):
+        description = self._plot_parts[fig.id][0]
+        headline = visible_text(self._claim.text) if self._claim is not None else ""
+        words = html.escape(describe_figure(fig, headline, self.plotted_series(fig)))
+        text = f'<p class="noiselab-description">{words}</p>'
+        if description.object != text:
+            description.object = text
+
+    def _show_table(self, fig):
+        _, toggle, table, _ = self._plot_parts[fig.id]
+        if toggle.value:
+            title = html.escape(fig.title.text if fig.title is not None else "plot", quote=True)
+            table.object = (
+                f'<div class="noiselab-data" tabindex="0" role="region" aria-label="Data table: {title}">'
+                f"{figure_table_html(fig, self.plotted_series(fig))}</div>"
+            )
+        table.visible = toggle.value
+
+    def refresh_descriptions(self):
+        """Bring every placed figure's description (and its table, if shown) up to date."""
+        for fig in self.figures:
+            if fig.id in self._plot_parts:
+                self._describe(fig)
+                if self._plot_parts[fig.id][1].value:
+                    self._show_table(fig)
 
     def _on_present(self):
         for item in self.details:
@@ -364,11 +431,14 @@ class BaseView(pn.viewable.Viewer):
         """Run an update; on failure show a plain message and keep the last good plots. (A success hides
         the message unless an update nested inside this one failed.)"""
         failures = self._failures
+        self._depth += 1
         try:
             # held: Panel runs some events without the document lock, and a figure's property set
             # directly then fails; a hold sends the changes as Panel's own (one message per update)
             with pn.io.hold():
                 func(*args)
+                if self._depth == 1:  # once per outermost update: the plots in words follow the plots
+                    self.refresh_descriptions()
         except (ValueError, TypeError) as exc:  # validation messages name the parameter and its range
             log.info("%s: setting rejected: %s", self.title, exc)
             self._failures += 1
@@ -382,6 +452,8 @@ class BaseView(pn.viewable.Viewer):
                 "kept; try another setting or press Reset."
             )
             return False
+        finally:
+            self._depth -= 1
         if self._failures == failures:
             self.alert.visible = False
         return True

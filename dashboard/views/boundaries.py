@@ -122,7 +122,7 @@ class BoundaryView(BaseView):
             y_axis_label="privacy loss",
         )
         self.fig_paths.multi_line(
-            "xs", "ys", source=self.src_paths, color=PALETTE["loss"], line_alpha=0.5, legend_label="realized losses"
+            "xs", "ys", source=self.src_paths, color=PALETTE["loss"], line_alpha=0.75, legend_label="realized losses"
         )
         self.fig_paths.line(
             "t", "psi", source=self.src_bound, color=PALETTE["mixture"], line_width=3, legend_label="psi_M"
@@ -205,9 +205,9 @@ class BoundaryView(BaseView):
             self.header,
             self.alert,
             self.download,
-            flex_row(self.fig_psi, self.fig_inv),
+            flex_row(self.plot(self.fig_psi), self.plot(self.fig_inv)),
             self.readout,
-            self.fig_paths,
+            self.plot(self.fig_paths),
             self.study_readout,
             self.about,
         )

@@ -12,6 +12,7 @@ from bokeh.models import Band, ColumnDataSource, FixedTicker, Span, Whisker
 from noisecore.experiments import combine_chunks
 
 from ..claims import experiments_headline, stopping_table
+from ..describe import Series
 from ..escape import plain
 from ..explorer import (
     RULE_LABELS,
@@ -127,7 +128,9 @@ class ExperimentsView(BaseView):
                     source=src,
                     fill_color=RULE_COLORS[mech],
                     fill_alpha=0.25,
-                    line_alpha=0,
+                    line_color=RULE_COLORS[mech],  # edges at full colour: the fill alone is under 3:1
+                    line_alpha=1.0,
+                    line_dash="dotted",
                 )
             )
             self.fig_trade.line("x", "y", source=src, color=RULE_COLORS[mech], line_width=2, legend_label=label)
@@ -162,7 +165,9 @@ class ExperimentsView(BaseView):
         )
         # annotations do not widen the axis: an unseen segment over each whisker does
         self.fig_stop.segment(x0="q05", x1="q95", y0="y", y1="y", source=self.src_box, line_alpha=0)
-        self.fig_stop.hbar(y="y", left="q25", right="q75", height=0.5, source=self.src_box, color="color", alpha=0.5)
+        self.fig_stop.hbar(
+            y="y", left="q25", right="q75", height=0.5, source=self.src_box, color="color", fill_alpha=0.5
+        )
         self.fig_stop.scatter("q50", "y", source=self.src_box, size=9, color=PALETTE["truth"])
         for fig in (self.fig_trade, self.fig_stop):  # Bokeh labels only decades on spans of a decade or two
             fig.xaxis.ticker = log_ticks()
@@ -374,7 +379,7 @@ class ExperimentsView(BaseView):
             self.show_claim(experiments_headline(result, delta=delta, lowest_allowed=lowest))
             self.table.object = stopping_table(result).text
             if len(self.plots.objects) == 1:  # the table alone: the figures join it with their first data
-                self.plots.objects = [self.fig_trade, self.fig_stop, self.table]
+                self.plots.objects = [self.plot(self.fig_trade), self.plot(self.fig_stop), self.table]
             self.status.object = (
                 f"{plain(prepared.description)}. {trade.trials} trials, {len(levels)} levels from "
                 f"{fmt(levels[0], 3)} to {fmt(levels[-1], 3)}, target loss {fmt(target, 4)}, "
@@ -390,6 +395,25 @@ class ExperimentsView(BaseView):
             return ["epsilon"], []
         header, rows = self.result.tradeoff.rows()
         return header, [[float(v) for v in row] for row in rows]
+
+    def plotted_series(self, fig):
+        """The box plot as a table: each stopping rule's quantiles of the ex-post epsilon paid."""
+        if fig is not self.fig_stop:
+            return super().plotted_series(fig)
+        data = self.src_box.data
+        if not len(data["y"]):
+            return []
+        quantiles = {"5%": "q05", "25%": "q25", "median": "q50", "75%": "q75", "95%": "q95"}
+        columns = {"stopping rule": list(data["y"]), **{h: list(data[c]) for h, c in quantiles.items()}}
+        return [
+            Series(
+                names=["ex-post epsilon paid at the stop"],
+                columns=columns,
+                x_headers=list(quantiles),
+                y_headers=["stopping rule"],
+                unit="rules",
+            )
+        ]
 
     def csv_settings(self) -> dict:
         c = self.config

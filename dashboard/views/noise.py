@@ -314,8 +314,8 @@ class NoiseView(BaseView):
                 self.dropout_note.object = mark_terms(unavailable.text)
             elif self._dropout_key is None:  # no curves for these settings: the introduction
                 self.dropout_note.object = DROPOUT_INTRO
-            reveal(self.density_plots, flex_row(self.fig_density, self.fig_log))
-            reveal(self.profile_plots, flex_row(self.fig_profile, self.fig_error))
+            reveal(self.density_plots, flex_row(self.plot(self.fig_density), self.plot(self.fig_log)))
+            reveal(self.profile_plots, flex_row(self.plot(self.fig_profile), self.plot(self.fig_error)))
 
     def update_error_curves(self):
         s = self.settings
@@ -358,7 +358,7 @@ class NoiseView(BaseView):
             for name, key in (("Arete", "arete"), ("Laplace", "laplace")):
                 present, eps, err = finite(curves["fraction"], curves[f"{key}_epsilon"], curves[f"{key}_mean_abs"])
                 self.src_drop[name].data = {"present": present, "epsilon": eps, "error": err}
-            reveal(self.dropout_plots, flex_row(self.fig_drop_eps, self.fig_drop_err))
+            reveal(self.dropout_plots, flex_row(self.plot(self.fig_drop_eps), self.plot(self.fig_drop_err)))
             self.dropout_note.object = mark_terms(
                 dropout_note(curves, users=s.users, laplace_limit=self.comparison.laplace_limit).text
             )

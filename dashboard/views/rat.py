@@ -210,7 +210,9 @@ class RatView(BaseView):
                 self.src_eps[rule].data = {"left": eps_edges[:-1], "right": eps_edges[1:], "top": counts}
             self.show_claim(rat_headline(study))
             self.study_readout.object = rat_table(study).text
-            reveal(self.study_plots, flex_row(self.fig_hist, self.fig_eps), self.fig_err)
+            reveal(
+                self.study_plots, flex_row(self.plot(self.fig_hist), self.plot(self.fig_eps)), self.plot(self.fig_err)
+            )
 
     def csv_rows(self):
         run = self.run
@@ -270,7 +272,7 @@ class RatView(BaseView):
             self.header,
             self.alert,
             pn.FlexBox(self.download, self.study_download, flex_wrap="wrap", sizing_mode="stretch_width"),
-            self.fig_rounds,
+            self.plot(self.fig_rounds),
             self.readout,
             self.study_plots,
             self.study_readout,

@@ -310,8 +310,7 @@ class RewindView(BaseView):
         )
         self.fig_error.add_layout(self.target_line)
         self.now_spans = [
-            Span(location=1, dimension="height", line_color=PALETTE["current"], line_alpha=0.6, name="rewind-marker")
-            for _ in range(2)
+            Span(location=1, dimension="height", line_color=PALETTE["current"], name="rewind-marker") for _ in range(2)
         ]
         self.fig_privacy.add_layout(self.now_spans[0])
         self.fig_error.add_layout(self.now_spans[1])
@@ -346,7 +345,7 @@ class RewindView(BaseView):
         )
         # once built, both figures stay in the page; only the Bokeh figures' own visibility changes
         # (swapping a pane's figure, or hiding a Bokeh pane, breaks Panel 1.9's style sheets)
-        self.walk_pane = stack(pn.pane.Bokeh(self.fig_line, sizing_mode="stretch_width"))
+        self.walk_pane = stack(self.plot(self.fig_line))
         display = {
             "frames": self.src_frames,
             "now": self.src_now,
@@ -459,7 +458,7 @@ class RewindView(BaseView):
             )
             self.finish_figure(fig)
             self._fig_plane = fig
-            self._plane_pane = pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+            self._plane_pane = self.plot(fig)
         return self._fig_plane
 
     def recompute(self):
@@ -561,6 +560,7 @@ class RewindView(BaseView):
             self.fig_error.yaxis.axis_label = "distance from f(x)" + (f" ({example.unit})" if example.unit else "")
 
             self.fig_line.visible = not two
+            self.plot(self.fig_line).visible = not two
             # the plane is on the page only while d = 2: hidden, its ranges (matched to the frame's aspect)
             # cannot be computed, and Bokeh warns at every update
             if two and self.fig_plane is not None and self._plane_pane not in self.walk_pane.objects:
@@ -631,7 +631,7 @@ class RewindView(BaseView):
 
     def build_layout(self):
         controls = pn.FlexBox(*self.buttons, self.download, flex_wrap="wrap", sizing_mode="stretch_width")
-        plots = flex_row(self.walk_pane, stack(self.fig_privacy, self.fig_error))
+        plots = flex_row(self.walk_pane, stack(self.plot(self.fig_privacy), self.plot(self.fig_error)))
         return stack(
             self.header,
             pn.FlexBox(self.question, self.example, flex_wrap="wrap", sizing_mode="stretch_width"),

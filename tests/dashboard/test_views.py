@@ -86,7 +86,12 @@ def test_rewind_follows_settings_and_frames():
     assert view.src_now.data["t"][0] == pytest.approx(view.scenario.frame_times[60])
 
     def plane_shown():  # the plane is on the page only while d = 2 (hidden, Bokeh warns about its ranges)
-        return any(getattr(pane, "object", None) is view._fig_plane for pane in view.walk_pane.objects)
+        # placed as its block: the description, the figure, the table toggle and the table
+        return any(
+            getattr(block[1], "object", None) is view._fig_plane
+            for block in view.walk_pane.objects
+            if isinstance(block, pn.Column)
+        )
 
     assert view.fig_line.visible and view._fig_plane is None  # built when d = 2 is first chosen
     lab.settings.dim = 2
