@@ -283,6 +283,14 @@ if (!window.noiselabNames) {
       if (list.getAttribute('role') !== 'tablist') { list.setAttribute('role', 'tablist'); }
     } else if (el.matches('ul.nav.flex-column')) {
       el.setAttribute('role', 'none');
+    } else if (el.matches('div#main')) {
+      el.setAttribute('role', 'main');  // landmarks a screen reader jumps between (the header is a nav)
+    } else if (el.matches('div#sidebar')) {
+      el.setAttribute('role', 'complementary');
+      el.setAttribute('aria-label', 'Settings');
+    } else if (el.matches('div.app-header')) {
+      el.setAttribute('role', 'heading');  // the page's one level-one heading: its title
+      el.setAttribute('aria-level', '1');
     } else if (el.classList.contains('katex-display')) {
       // only while it scrolls sideways (a hidden tab's formula has no width, and must not take the keyboard)
       const shown = !el.checkVisibility || el.checkVisibility({visibilityProperty: true});
@@ -296,7 +304,8 @@ if (!window.noiselabNames) {
     }
   };
   const SELECTOR = '[aria-hidden], [data-noiselab-inert], .noUi-handle, button.bk-spin-btn, input[type=file], '
-    + 'img.app-logo, a.navbar-brand, ul.nav.flex-column, .katex-display, div.bk-header, .bk-tab';
+    + 'img.app-logo, a.navbar-brand, ul.nav.flex-column, .katex-display, div.bk-header, .bk-tab, '
+    + 'div#main, div#sidebar, div.app-header';
   const watched = new WeakSet();
   let pending = false;
   const sweep = (root) => {

@@ -13,7 +13,7 @@ from importlib import resources
 
 import numpy as np
 import panel as pn
-from bokeh.models import GlyphRenderer, SaveTool
+from bokeh.models import CustomAction, GlyphRenderer
 from bokeh.plotting import figure
 
 from noisecore import __version__
@@ -27,14 +27,16 @@ from ..jobs import Jobs
 from ..models import Settings
 from ..palette import PALETTE
 from ..panes import Text, TextAlert
+from ..png import png_save_tool, set_png_text
 from ..wording import TERM_CSS, mark_terms, plain_meaning
 
 __all__ = ["PALETTE", "TABLE_SCROLL", "BaseView", "finite", "flex_row", "fmt", "new_figure"]
 
 log = logging.getLogger(__name__)
 
-# four tools: the toolbar shows four and folds the rest into a menu (where save was hidden)
-TOOLS = "pan,box_zoom,save,reset"
+# four tools: the toolbar shows four and folds the rest into a menu (where save was hidden); save is
+# noiselab's own (dashboard.png: the PNG carries the plot's title and description)
+TOOLS = "pan,box_zoom,reset"
 TABLE_SCROLL = "table { display: block; overflow-x: auto; max-width: 100%; }"  # wide tables scroll on a phone
 FONT_PREFIX = "Noiselab"
 FONT_SIZES = {False: ("11pt", "9pt", "10pt", "9pt"), True: ("16pt", "13pt", "14pt", "13pt")}
@@ -65,7 +67,7 @@ DATA_TABLE_CSS = (
     ".noiselab-data { max-height: 420px; overflow: auto; max-width: 100%; }"
     " .noiselab-data:focus { outline: 2px solid #0072B2; }"
     " table { border-collapse: collapse; margin: 0 0 8px 0; font-size: 0.9em; }"
-    " caption { text-align: left; font-weight: 600; padding: 4px 0; }"
+    " caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0; }"
     " th, td { border: 1px solid #767676; padding: 2px 6px; text-align: right; }"
     " th { background: #f2f2f2; position: sticky; top: 0; }"
 )
@@ -76,6 +78,8 @@ def new_figure(title, **kwargs):
     kwargs.setdefault("sizing_mode", "stretch_width")
     kwargs.setdefault("min_width", 120)
     fig = figure(title=title, tools=TOOLS, toolbar_location="above", **kwargs)
+    pan, zoom, reset = fig.tools
+    fig.tools = [pan, zoom, png_save_tool(fig), reset]
     fig.toolbar.logo = None
     return fig
 
@@ -141,6 +145,11 @@ def set_font_sizes(fig, large: bool):
         axis_model.axis_label_text_font_size = label
     for legend_model in fig.legend:
         legend_model.label_text_font_size = legend
+
+
+def save_tools(fig) -> list:
+    """The figure's save buttons (``dashboard.png``)."""
+    return [t for t in fig.toolbar.tools if isinstance(t, CustomAction) and "filename" in t.callback.args]
 
 
 def drop_unused_glyphs(fig):
@@ -261,9 +270,8 @@ class BaseView(pn.viewable.Viewer):
         for fig in self.figures:
             title = fig.title.text if fig.title is not None else ""
             name = "-".join(part for part in ("noiselab", slug(self.title), slug(title), settings) if part)
-            for tool in fig.toolbar.tools:
-                if isinstance(tool, SaveTool) and tool.filename != name:
-                    tool.filename = name
+            for tool in save_tools(fig):
+                set_png_text(tool, filename=name)
 
     @property
     def claim(self):
@@ -313,10 +321,12 @@ class BaseView(pn.viewable.Viewer):
     def _describe(self, fig):
         description = self._plot_parts[fig.id][0]
         headline = visible_text(self._claim.text) if self._claim is not None else ""
-        words = html.escape(describe_figure(fig, headline, self.plotted_series(fig)))
-        text = f'<p class="noiselab-description">{words}</p>'
+        words = describe_figure(fig, headline, self.plotted_series(fig))
+        text = f'<p class="noiselab-description">{html.escape(words)}</p>'
         if description.object != text:
             description.object = text
+        for tool in save_tools(fig):
+            set_png_text(tool, description=words)
 
     def _show_table(self, fig):
         _, toggle, table, _ = self._plot_parts[fig.id]

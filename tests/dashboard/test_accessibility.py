@@ -84,7 +84,10 @@ def test_every_drawn_colour_meets_three_to_one(lab):
             assert fig.background_fill_color in ("#ffffff", "white"), fig.title.text
             for part, source in drawn_parts(fig):
                 shown = [
-                    contrast_on_white(c, a) for kind in ("line", "fill") for c, a in _colours(part, kind, source) if a > 0
+                    contrast_on_white(c, a)
+                    for kind in ("line", "fill")
+                    for c, a in _colours(part, kind, source)
+                    if a > 0
                 ]
                 if not shown:
                     continue
@@ -141,7 +144,7 @@ def test_the_table_toggle_shows_the_plotted_data(lab):
     """Shown on demand: one row per plotted point, the numbers to 6 significant digits, read from the
     view's own data (the densities the noise view computed)."""
     view = lab.noise
-    description, toggle, table, _ = view._plot_parts[view.fig_density.id]
+    _, toggle, table, _ = view._plot_parts[view.fig_density.id]
     toggle.value = True
     assert table.visible
     comparison = view.comparison
@@ -172,8 +175,8 @@ def test_the_experiments_box_plot_is_tabled_by_rule(lab):
     view = lab.experiments
     _, toggle, table, _ = view._plot_parts[view.fig_stop.id]
     toggle.value = True
-    assert "<th scope=\"col\">stopping rule</th>" in table.object
-    assert "<th scope=\"col\">median</th>" in table.object
+    assert '<th scope="col">stopping rule</th>' in table.object
+    assert '<th scope="col">median</th>' in table.object
     assert "categories" in _words(view, view.fig_stop)
     toggle.value = False
 
@@ -205,3 +208,16 @@ def test_hidden_series_are_named_hidden():
     shown.visible = False
     words = describe_figure(fig)
     assert "a: 1 point, values 2" in words and "b (hidden): 1 point, values 5" in words
+
+
+def test_the_save_button_carries_the_description_on_screen(lab):
+    """The PNG's Description chunk is the words a screen reader hears for the plot, kept current."""
+    from dashboard.views.base import save_tools
+
+    for view in lab.views:
+        for fig in view.figures:
+            if fig.id in view._plot_parts:
+                (tool,) = save_tools(fig)
+                assert tool.callback.args["description"] == _words(view, fig)
+                assert tool.callback.args["title"] == fig.title.text
+                assert tool.icon == "save"

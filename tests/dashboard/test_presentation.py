@@ -356,14 +356,14 @@ def test_a_tab_built_in_presenter_mode_opens_without_its_title():
 def test_saved_pngs_are_named_for_their_view_and_settings():
     """A saved plot was "bokeh_plot.png" whatever it showed; now its name says the view, the figure and
     the settings, and follows them."""
-    from bokeh.models import SaveTool
+    from dashboard.views.base import save_tools
 
     lab = NoiseLab()
     view = lab.rewind
-    names = [t.filename for f in view.figures for t in f.toolbar.tools if isinstance(t, SaveTool)]
+    names = [t.callback.args["filename"] for f in view.figures for t in save_tools(f)]
     assert "noiselab-brownian-rewind-privacy-per-release-eps1-delta1e-06-seed0" in names
     assert len(names) == len(view.figures) == len(set(names))
     lab.settings.param.update(epsilon=2.5, seed=3)
     lab.settings.param.trigger("committed")
-    names = [t.filename for f in view.figures for t in f.toolbar.tools if isinstance(t, SaveTool)]
+    names = [t.callback.args["filename"] for f in view.figures for t in save_tools(f)]
     assert all(name.endswith("eps2.5-delta1e-06-seed3") for name in names), names

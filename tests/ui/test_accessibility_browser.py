@@ -165,3 +165,87 @@ def test_the_main_demo_runs_from_the_keyboard_alone(watched_page, server_url):
     assert query(page) == {"tab": "1"}  # Reset restores the demo; the open tab stays
     print("key presses to reach each control:", steps)
     assert page.problems == []
+
+
+def png_text_chunks(data: bytes) -> dict:
+    """A PNG's iTXt/tEXt chunks, each chunk's CRC checked (an independent reader: zlib's CRC-32)."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    found, offset = {}, 8
+    while offset < len(data):
+        (length,) = struct.unpack(">I", data[offset : offset + 4])
+        kind = data[offset + 4 : offset + 8]
+        body = data[offset + 8 : offset + 8 + length]
+        (crc,) = struct.unpack(">I", data[offset + 8 + length : offset + 12 + length])
+        assert zlib.crc32(kind + body) == crc, kind
+        if kind == b"iTXt":
+            keyword, rest = body.split(b"\0", 1)
+            text = rest[2:].split(b"\0", 2)[2]  # flag, method, language tag, translated keyword
+            found[keyword.decode("latin-1")] = text.decode("utf-8")
+        offset += 12 + length
+        if kind == b"IEND":
+            break
+    return found
+
+
+def test_a_saved_png_carries_the_plots_title_and_description(watched_page, server_url):
+    """The save button of "privacy per release" downloads a PNG whose Title is the plot's title and whose
+    Description is what a screen reader hears for the plot (read here from the page's own description)."""
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    settle(page)
+    descriptions = page.locator(".noiselab-description")
+    words = [descriptions.nth(i).inner_text() for i in range(descriptions.count())]
+    privacy = next(w for w in words if w.startswith("Plot: privacy per release."))
+    assert "Headline: " in privacy
+    buttons = page.locator('[title="Save as PNG (with the plot\'s title and description)"]')
+    assert buttons.count() == 3  # one for each plot of the first tab
+    with page.expect_download() as download:
+        buttons.nth(1).click()
+    path = download.value.path()
+    chunks = png_text_chunks(path.read_bytes())
+    assert download.value.suggested_filename.startswith("noiselab-brownian-rewind-privacy-per-release-eps1")
+    assert chunks["Title"] == "privacy per release"
+    assert chunks["Description"] == privacy
+    assert chunks["Software"].startswith("noiselab ")
+
+
+def test_a_plots_data_table_opens_from_the_keyboard_and_passes_axe(watched_page, server_url, axe):
+    """The table toggle under a plot is a button (Enter opens it); the table is a focusable scrolling
+    region with a caption and column headers, and the page stays free of serious violations."""
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    settle(page)
+    toggle = page.get_by_role("button", name="Data table: privacy per release")
+    toggle.focus()
+    page.keyboard.press("Enter")
+    region = page.get_by_role("region", name="Data table: privacy per release")
+    region.wait_for()
+    caption = region.locator("caption").first
+    assert caption.inner_text().startswith("privacy per release")
+    assert caption.bounding_box()["y"] < region.locator("tbody tr").first.bounding_box()["y"]  # above its rows
+    assert region.locator("th").first.inner_text() == "release n"
+    assert region.locator("tbody tr").count() >= 100
+    assert blocking_violations(axe, page) == []
+
+
+def test_landmarks_and_the_level_one_heading(watched_page, server_url, axe):
+    """axe-core's best-practice landmark rules (moderate, outside WCAG's AA set): the page has one main
+    landmark, a level-one heading (its title), and every part of it inside a landmark."""
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    settle(page, timeout=120_000)
+    options = {"runOnly": {"type": "rule", "values": ["landmark-one-main", "page-has-heading-one", "region"]}}
+    found = axe.run(page, options=options).response["violations"]
+    assert [v["id"] for v in found] == []
+    assert page.get_by_role("heading", level=1).inner_text().strip() == "noiselab: differential-privacy noise, exactly"
+    assert page.get_by_role("main").count() == 1
+    assert page.get_by_role("complementary", name="Settings").count() == 1
