@@ -37,7 +37,9 @@ from panel.io.notebook import patch_inline_stylesheets
 from panel.io.resources import CDN_DIST, JS_VERSION, LOCAL_DIST, set_resource_mode
 
 from dashboard.claims import percent
+from dashboard.describe import describe_figure
 from dashboard.palette import PALETTE
+from dashboard.png import png_save_tool, set_png_text
 from dashboard.scenarios import (
     RAT_RULES,
     BoundaryCurves,
@@ -124,8 +126,23 @@ def _vline(x: float, role: str) -> hv.VLine:
     return hv.VLine(float(x)).opts(backend="bokeh", color=PALETTE[role], line_dash="dotted", line_width=1.5)
 
 
+def _save_with_words(plot, _element) -> None:
+    """The figure's save button writes a PNG carrying its title and its description in words (as the
+    app's do: ``dashboard.png``). Run on the overlay, after every curve is drawn."""
+    from bokeh.models import SaveTool
+
+    fig = plot.state
+    if not hasattr(fig, "toolbar"):
+        return
+    tool = png_save_tool(fig)
+    title = fig.title.text if fig.title is not None else "plot"
+    name = "noiselab-" + "-".join("".join(c if c.isalnum() else " " for c in title.lower()).split())
+    set_png_text(tool, filename=name, description=describe_figure(fig))
+    fig.tools = [t for t in fig.tools if not isinstance(t, SaveTool)] + [tool]
+
+
 def _legend(overlay: hv.Overlay, title: str) -> hv.Overlay:
-    return overlay.opts(backend="bokeh", title=title, legend_position="right")
+    return overlay.opts(backend="bokeh", title=title, legend_position="right", hooks=[_save_with_words])
 
 
 # --- the rewind ------------------------------------------------------------------------------------------

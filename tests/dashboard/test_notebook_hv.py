@@ -222,3 +222,24 @@ def test_bad_arguments_are_named(records):
         nbk.save_html(records["noise"], path="x.html")
     with pytest.raises(TypeError, match="path"):
         nbk.save_html(nbk.frontier_plot(), path=3)
+
+
+def test_saved_notebook_figures_carry_a_title_and_a_description():
+    """Each figure of a notebook plot saves through noiselab's button (``dashboard.png``): the PNG's title
+    is the figure's and its description says the plotted numbers (here the rewind's privacy curve)."""
+    from bokeh.models import CustomAction, Plot, SaveTool
+
+    from dashboard.claims import fmt
+
+    scenario = sc.rewind_scenario(epsilon=1.0, delta=1e-6, rho=1.0, target=20.0, rng=0)
+    root = hv.render(nbk.rewind_plot(scenario), backend="bokeh")
+    figures = {f.title.text: f for f in root.select({"type": Plot})}
+    assert len(figures) == 3
+    for fig in figures.values():
+        assert not any(isinstance(t, SaveTool) for t in fig.tools)
+        (tool,) = [t for t in fig.tools if isinstance(t, CustomAction)]
+        assert tool.callback.args["title"] == fig.title.text
+        assert tool.callback.args["description"].startswith(f"Plot: {fig.title.text}.")
+    psi = np.asarray(scenario.frame_epsilon)
+    words = next(t for t in figures["privacy per release"].tools if isinstance(t, CustomAction)).callback.args
+    assert f"values {fmt(psi.min(), 3)} to {fmt(psi.max(), 3)}" in words["description"]
