@@ -319,3 +319,20 @@ def test_large_type_enlarges_the_select_and_number_boxes(watched_page, server_ur
     assert len(normal) == len(large) >= 3, sizes  # the sidebar's preset and seed boxes, the tab's own
     assert all(big >= 1.2 * small for small, big in zip(normal, large, strict=True)), sizes  # page order
     assert page.problems == []
+
+
+def test_a_request_for_more_contrast_enlarges_every_box_as_large_type_does(watched_page, server_url):
+    """prefers-contrast: more (issue 40): the select and number boxes grow by the same 25% as with Large
+    type, without the button."""
+    page = watched_page
+    sizes = {}
+    for contrast in ("no-preference", "more"):
+        page.emulate_media(contrast=contrast)
+        page.goto(server_url)
+        wait_for_app(page)
+        settle(page)
+        sizes[contrast] = page.evaluate(CONTROL_FONT_JS)
+    normal, more = sizes["no-preference"], sizes["more"]
+    assert len(normal) == len(more) >= 2, sizes
+    assert all(big >= 1.2 * small for small, big in zip(normal, more, strict=True)), sizes
+    assert page.problems == []
