@@ -203,11 +203,15 @@ def _fetch(url):
 
 async def heavy_action(student, stop: asyncio.Event, record: list, seed: int):
     """One session (already open on the noise tab, epsilon 10) that keeps asking for dropout curves for
-    a fresh number of users (never asked before in the run, so never answered from the shared store)."""
+    a fresh number of users (never asked before in the run, so never answered from the shared store):
+    a new number of users brings new curves, unasked."""
     rng = np.random.default_rng([seed, 99])
-    button = student.find("Button", label="Compute dropout curves")
     users = student.find("Spinner", title="users n")
     while not stop.is_set():
+        started = time.perf_counter()
+        future = asyncio.get_running_loop().create_future()
+        student.marker = "users, the Arete"  # the finished curves come back with their sentence
+        student.pending = (started, future)
         await student._send(
             "PATCH-DOC",
             {
@@ -221,13 +225,6 @@ async def heavy_action(student, stop: asyncio.Event, record: list, seed: int):
                 ]
             },
         )
-        await asyncio.sleep(0.3)
-        started = time.perf_counter()
-        await student.click(button)
-        # the finished curves come back with the sentence under the button
-        future = asyncio.get_running_loop().create_future()
-        student.marker = "users, the Arete"
-        student.pending = (started, future)
         try:
             record.append(await asyncio.wait_for(future, 60))
         except TimeoutError:

@@ -217,8 +217,9 @@ class Arete(NoiseDistribution):
         Parameters
         ----------
         epsilon : float
-            Privacy parameter, in [1e-5, 1000] (the range over which the search is tested; the
-            paper's range is 0.5-40).
+            Privacy parameter, in [1e-5, 50] (the paper's range is 0.5-40). Above about 54 the
+            least-E|Z| Arete has alpha below the search's bound 1e-12 (its optimum moves as
+            log alpha ~ -0.2 - epsilon / 2), so the range stops at 50.
         sensitivity : float, optional
             The query's sensitivity, > 0 (default 1), such that the scaled parameters stay in the
             Arete's verified range.
@@ -234,7 +235,7 @@ class Arete(NoiseDistribution):
         TypeError
             If ``epsilon`` or ``sensitivity`` is not a real number.
         ValueError
-            If ``epsilon`` lies outside [1e-5, 1000], ``sensitivity`` is not finite or <= 0,
+            If ``epsilon`` lies outside [1e-5, 50], ``sensitivity`` is not finite or <= 0,
             ``objective`` is unknown, or the scaled parameters lie outside the Arete's verified range.
         RuntimeError
             If no parameters could be found within epsilon (see ``noisecore._arete_calibration.calibrate``).
@@ -471,7 +472,10 @@ class Arete(NoiseDistribution):
         return f"alpha={self.alpha!r}, theta={self.theta!r}, lam={self.lam!r}"
 
 
-CALIBRATION_EPSILONS = (1e-5, 1000.0)  # epsilons Arete.calibrated accepts (its tests reach both ends)
+# epsilons Arete.calibrated accepts (its tests reach both ends). Above about 54 the least-E|Z| Arete has
+# alpha below 1e-12 (log alpha ~ -0.2 - epsilon / 2), the search's bound: the result would no longer be
+# the least-E|Z| Arete, so the range stops at 50, the app's largest epsilon
+CALIBRATION_EPSILONS = (1e-5, 50.0)
 MIN_RELATIVE_DISTANCE = 1e-6  # least distance / max(theta, lam) for privacy_loss (relative error <~1e-9 there)
 MAX_DISTANCE = 1e300  # the search grid reaches 2 distance + 160 max(theta, lam)
 

@@ -35,8 +35,10 @@ DROPOUT_INTRO = (
     "Each of n users adds one share; if only some arrive, the noise shrinks and the privacy loss grows. "
     "The curves depend only on the fraction present, not on n. "
     "Below a total Gamma shape of 1/2 the density is infinite at 0 and no epsilon holds (not drawn). "
-    "Press **Compute dropout curves** for the current Arete and Laplace shares of the same epsilon."
+    "The curves for the current Arete, and for Laplace shares of the same epsilon, follow once the Arete "
+    "is calibrated."
 )
+PROGRESS_DELAY_MS = 500  # dropout curves still computing after this show a progress bar and Cancel
 PLACEHOLDER_DELAY_MS = 600  # how long the view waits for the calibrated Arete before drawing a placeholder
 
 
@@ -156,15 +158,6 @@ class NoiseView(BaseView):
         # the plots go on the page with their first data (reveal): the densities wait for the calibration
         self.density_plots, self.profile_plots, self.dropout_plots = stack(), stack(), stack()
         self.users = CheckedInput(settings, "users", label="users n", width=120, description=settings.param.users.doc)
-        self.dropout_button = pn.widgets.Button(
-            label="Compute dropout curves",
-            width=220,
-            description="Worst-case epsilon and error when only part of the users "
-            "add their share: under 0.1 s for Laplace-limit noise, "
-            "2-10 s for an Arete (each point is a numerical "
-            "supremum); repeat requests are instant",
-        )
-        self.dropout_button.on_click(lambda _event: self.guarded(self.update_dropouts))
         self.dropout_progress = pn.indicators.Progress(
             value=0, max=len(PRESENT), width=220, visible=False, bar_color="info"
         )
@@ -265,8 +258,6 @@ class NoiseView(BaseView):
         doc = pn.state.curdoc
         if self._exact() is not None or doc is None or doc.session_context is None:
             return
-        self.dropout_button.disabled = True
-
         def placeholder():
             if self._exact() is None and self._key() == key:
                 self.schedule(self.draw_placeholder)
@@ -302,7 +293,6 @@ class NoiseView(BaseView):
             self.try_larger.visible = bool(c.laplace_limit) and not c.placeholder
             self.table.object = noise_table(c).text
             unavailable = dropout_unavailable(c)
-            self.dropout_button.disabled = c.placeholder or unavailable is not None
             stale = self._dropout_key is not None and self._dropout_key != self._last_key
             if stale:  # curves (shown or coming) of other settings: gone, with their note
                 self.cancel("dropouts")
@@ -312,8 +302,10 @@ class NoiseView(BaseView):
                     src.data = {"present": [], "epsilon": [], "error": []}
             if unavailable is not None:
                 self.dropout_note.object = mark_terms(unavailable.text)
-            elif self._dropout_key is None:  # no curves for these settings: the introduction
+            elif self._dropout_key is None:  # no curves for these settings: the introduction, then the curves
                 self.dropout_note.object = DROPOUT_INTRO
+                if not c.placeholder:
+                    self.update_dropouts()
             reveal(self.density_plots, flex_row(self.plot(self.fig_density), self.plot(self.fig_log)))
             reveal(self.profile_plots, flex_row(self.plot(self.fig_profile), self.plot(self.fig_error)))
 
@@ -344,10 +336,18 @@ class NoiseView(BaseView):
             "dropouts",
             calls,
             lambda points: self.show_dropouts(dropout_table(present, points=points), key=key),
-            busy=self.dropout_button,
             progress=self.dropout_progress,
         )
-        self.cancel_buttons["dropouts"].visible = self.running("dropouts")
+        # a progress bar and Cancel only for curves that take longer (most take 0.1-0.6 s of the pool)
+        self.dropout_progress.visible = False
+        doc = pn.state.curdoc
+        if self.running("dropouts") and doc is not None and doc.session_context is not None:
+            doc.add_timeout_callback(lambda: self.guarded(self._show_dropout_progress, key), PROGRESS_DELAY_MS)
+
+    def _show_dropout_progress(self, key):
+        if self.running("dropouts") and self._dropout_key == key:
+            self.dropout_progress.visible = True
+            self.cancel_buttons["dropouts"].visible = True
 
     def show_dropouts(self, curves, key=None):
         """Draw dropout curves computed for the settings ``key`` (dropped if the settings changed since)."""
@@ -404,7 +404,6 @@ class NoiseView(BaseView):
             self.profile_plots,
             pn.FlexBox(
                 self.users,
-                self.dropout_button,
                 self.dropout_progress,
                 self.cancel_buttons["dropouts"],
                 flex_wrap="wrap",

@@ -46,7 +46,6 @@ def lab():
     lab = NoiseLab()
     for index in range(len(lab.VIEW_CLASSES)):
         lab.tabs.active = index
-    lab.noise.dropout_button.clicks += 1  # the dropout curves are drawn too
     lab.experiments.run_button.clicks += 1
     return lab
 

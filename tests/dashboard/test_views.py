@@ -337,7 +337,7 @@ def test_noise_view_calibrated_arete_and_frontier():
     assert 6.5 * (1 - 1e-6) <= view.comparison.certified["Arete"] <= 6.5
     assert view.comparison.mean_abs["Arete"] < 0.124460  # better than the eps = 6 local-search set
     assert "being computed" not in view.claim.text and "x Laplace's" in view.claim.text
-    assert not view.dropout_button.disabled
+    assert len(view.src_drop["Arete"].data["present"]) >= 4  # the dropout curves followed, unasked
     frontier = view.src_error["Arete"].data
     assert len(frontier["eps"]) > 30 and np.all(np.diff(frontier["err"]) < 0)
 
@@ -348,9 +348,7 @@ def test_noise_view_dropout_curves():
     show(lab, lab.noise)
     lab.settings.param.update(epsilon=6.0, arete_source="local-search", users=20)
     lab.settings.param.trigger("committed")
-    assert not lab.noise.dropout_plots.objects  # no empty plots before the curves exist
-    lab.noise.dropout_button.clicks += 1
-    assert lab.noise.dropout_plots.objects
+    assert lab.noise.dropout_plots.objects  # drawn with the comparison, no button to press
     data = lab.noise.src_drop["Arete"].data
     assert len(data["present"]) >= 4
     assert data["epsilon"][0] == pytest.approx(5.99966, abs=5e-6)
@@ -368,19 +366,15 @@ def test_dropout_curves_of_other_settings_are_not_kept():
     noise = lab.noise
     lab.settings.param.update(epsilon=6.0, arete_source="local-search", users=20)
     lab.settings.param.trigger("committed")
-    noise.dropout_button.clicks += 1
     assert len(noise.src_drop["Arete"].data["present"]) >= 4 and "grows from" in noise.dropout_note.object
     lab.settings.param.update(epsilon=30.0, arete_source="calibrated")
     lab.settings.param.trigger("committed")
-    assert noise.dropout_button.disabled and "not available" in noise.dropout_note.object
+    assert "not available" in noise.dropout_note.object
     assert all(len(src.data["present"]) == 0 for src in noise.src_drop.values())
     assert not noise.dropout_plots.objects and "dropout curves" not in noise.csv_preamble()
     lab.settings.param.update(epsilon=6.0, arete_source="local-search")
     lab.settings.param.trigger("committed")
-    assert not noise.dropout_button.disabled and noise.dropout_note.object.startswith("Each of n users")
-    assert all(len(src.data["present"]) == 0 for src in noise.src_drop.values())
-    noise.dropout_button.clicks += 1
-    assert noise.dropout_plots.objects and "grows from" in noise.dropout_note.object
+    assert noise.dropout_plots.objects and "grows from" in noise.dropout_note.object  # recomputed, unasked
 
 
 def test_noise_view_says_when_the_dropout_curves_coincide():
@@ -391,7 +385,6 @@ def test_noise_view_says_when_the_dropout_curves_coincide():
     lab.settings.param.update(epsilon=1.0, users=20)
     lab.settings.param.trigger("committed")
     assert lab.noise.comparison.laplace_limit
-    lab.noise.dropout_button.clicks += 1
     arete, laplace = (lab.noise.src_drop[name].data for name in ("Arete", "Laplace"))
     assert len(arete["present"]) >= 4
     np.testing.assert_allclose(arete["epsilon"], laplace["epsilon"], rtol=1e-9)
@@ -442,11 +435,12 @@ def test_noise_view_placeholder_waits_until_the_page_is_shown():
             view.update()
             (timeout,) = doc.session_callbacks
             timeout.callback()  # the placeholder delay has passed; the page is not yet shown
-            assert not view.comparison.placeholder and view.dropout_button.disabled
+            assert not view.comparison.placeholder and view.comparison.epsilon == 1.0  # nothing drawn yet
             pn.state._loaded[doc] = True
             doc.callbacks.trigger_event(DocumentReady())
         assert view.comparison.placeholder and "being computed" in view.headline.object
         assert view.comparison.epsilon == 7.25
+        assert not view.dropout_plots.objects  # no curves for a placeholder: they wait for the calibration
     finally:
         pn.state._loaded.pop(doc, None)
 

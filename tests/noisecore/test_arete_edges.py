@@ -199,7 +199,7 @@ def test_calibrated_names_a_sensitivity_that_scales_out_of_range(sensitivity):
 
 
 @pytest.mark.sweep
-@pytest.mark.parametrize("epsilon", [1e-5, 1000.0])
+@pytest.mark.parametrize("epsilon", [1e-5, 50.0])
 def test_calibrated_certifies_at_both_ends_of_its_range(epsilon):
     dist = Arete.calibrated(epsilon)
     assert dist.privacy_loss(1.0) <= epsilon

@@ -115,3 +115,55 @@ def test_calibrated_at_the_top_of_the_range():
     lp = dist.logpdf(np.concatenate([t, t + 1]))
     assert np.max(lp[: t.size] - lp[t.size :]) <= 38.0
     assert dist.mean_abs() <= Arete.from_lemma3(38.0).mean_abs()
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("eps", [1e-3, 3e-3, 0.01, 0.05, 0.1, 0.3, 0.45])
+def test_below_the_table_the_quick_answer_is_the_cold_searchs(eps):
+    """Below the frontier table (0.5), whose lowest rows are the Laplace limit, the calibration answers
+    with the Laplace limit at once; the full cold search (all its starts, no table) finds the same
+    E|Z| there, and both are within 1e-6 of Laplace(1/eps)'s."""
+    from noisecore import _arete_calibration as cal
+    from noisecore.arete import AreteKernel, _argsup_log_ratio
+
+    def argsup(alpha, theta, lam):
+        return _argsup_log_ratio(AreteKernel(alpha, theta, lam), 1.0)
+
+    quick = cal.calibrate(eps, "abs", argsup)
+    cold = cal.calibrate(eps, "abs", argsup, warm=False)
+    assert cal.mean_abs(*quick) == pytest.approx(cal.mean_abs(*cold), rel=1e-9)
+    assert cal.mean_abs(*quick) == pytest.approx(1 / eps, rel=1e-6)
+    assert argsup(*quick)[0] <= eps
+
+
+@pytest.mark.parametrize("eps", [45.0, 50.0])
+def test_at_the_top_of_the_range_the_optimum_is_inside_the_search_bounds(eps):
+    """At 45 and 50 the least-E|Z| Arete's alpha (about exp(-0.2 - eps / 2)) is above the search's bound
+    1e-12, and a scan of alpha at the same certified loss (lam solved for each; an independent 1-d search
+    by bisection on the exact loss) finds no smaller E|Z| (the tolerance, 1e-3, is the scan's spacing)."""
+    from noisecore.arete import AreteKernel, _argsup_log_ratio
+
+    best = Arete.calibrated(eps)
+    assert best.alpha > 1e-12 * 10
+    assert best.privacy_loss(1.0) <= eps
+
+    def loss(alpha, theta, lam):
+        return _argsup_log_ratio(AreteKernel(alpha, theta, lam), 1.0)[0]
+
+    def lam_for(alpha, theta):  # the least lam with loss <= eps (the loss falls as lam grows)
+        lo, hi = math.log(1e-14), math.log(10.0)
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if loss(alpha, theta, math.exp(mid)) <= eps else (mid, hi)
+        return math.exp(hi)
+
+    scanned = []
+    for alpha in best.alpha * np.geomspace(0.25, 4, 9):
+        lam = lam_for(alpha, best.theta)
+        scanned.append(Arete(alpha, best.theta, lam).mean_abs())
+    assert best.mean_abs() <= min(scanned) * (1 + 1e-3)
+
+
+def test_above_the_range_the_calibration_names_it():
+    with pytest.raises(ValueError, match=r"epsilon must be in \[1e-05, 50\]"):
+        Arete.calibrated(59.9)
