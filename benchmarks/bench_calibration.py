@@ -7,7 +7,11 @@ relative to Laplace. ``--cold`` also times the search without the frontier-table
 (where supported); ``--frontier`` times regenerating the whole table. The script only uses
 the public API, so it runs unchanged on older checkouts (for before/after figures).
 
-Run: python benchmarks/bench_calibration.py [--cold] [--frontier]
+``--range`` times the whole accepted range instead: 200 log-spaced epsilons in [1e-3, 50] (issue 42's
+grid), each call's CPU time beside its floor measured in the same run, interleaved: one certificate
+(``privacy_loss(1)``) of the result, the least work any calibration must do to vouch for its answer.
+
+Run: python benchmarks/bench_calibration.py [--cold] [--frontier] [--range]
 """
 
 from __future__ import annotations
@@ -56,9 +60,37 @@ def run(label, calibrate):
         )
 
 
+def whole_range(count=200, low=1e-3, high=50.0):
+    """CPU time of Arete.calibrated over ``count`` log-spaced epsilons, each beside its floor (one
+    certificate of the result), the two alternating."""
+    cpu, floor, laplace = [], [], 0
+    epsilons = np.geomspace(low, high, count)
+    for eps in epsilons:
+        start = time.process_time()
+        dist = Arete.calibrated(float(eps))
+        cpu.append(time.process_time() - start)
+        start = time.process_time()
+        dist.privacy_loss(1.0)
+        floor.append(time.process_time() - start)
+        laplace += dist.alpha <= 1e-11
+    cpu, floor = np.array(cpu), np.array(floor)
+    worst = int(np.argmax(cpu))
+    slow = epsilons[cpu > 0.1]
+    print(f"{count} epsilons in [{low:g}, {high:g}] ({laplace} of them the Laplace limit), CPU s per call:")
+    print(
+        f"  median {np.median(cpu):.4f}  p90 {np.percentile(cpu, 90):.4f}"
+        f"  worst {cpu[worst]:.3f} (eps {epsilons[worst]:.4g})"
+        f"   floor (one certificate): median {np.median(floor):.4f}  ratio median {np.median(cpu / floor):.1f}x"
+    )
+    print(f"  over 0.1 s: {len(slow)} ({', '.join(f'{e:.3g}' for e in slow) or 'none'})")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    if "--range" in argv:
+        whole_range()
+        return
     print(f"{len(EPSILONS)} epsilons in [{EPSILONS.min():g}, {EPSILONS.max():g}] (wall-clock; CPU time at the right)")
     run("Arete.calibrated", lambda eps, obj: Arete.calibrated(eps, objective=obj))
     if "--cold" in argv and "warm" in inspect.signature(cal.calibrate).parameters:

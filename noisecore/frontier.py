@@ -28,6 +28,7 @@ __all__ = [
     "COLUMNS",
     "DEFAULT_EPSILONS",
     "HEADLINE_EPSILONS",
+    "SWITCH_EPSILONS",
     "Table",
     "compute",
     "frontier_row",
@@ -40,7 +41,11 @@ __all__ = [
 # the reader lives in _frontier_table (the calibration imports it); its public home is here
 load.__module__ = read.__module__ = __name__
 
-DEFAULT_EPSILONS = np.round(np.geomspace(0.5, 40, 36), 6)
+# where the least-E|Z| (and least-variance) Arete leaves the Laplace limit, found by bisection of
+# Arete.calibrated to 1e-5: a row on each side, so a calibration between two rows never starts on the
+# wrong side of the switch (between 3.27 and 3.71 it took 0.13-0.16 s to find the Laplace limit)
+SWITCH_EPSILONS = (3.500606, 3.500633, 4.394019, 4.394054)
+DEFAULT_EPSILONS = np.unique(np.concatenate([np.round(np.geomspace(0.5, 40, 36), 6), SWITCH_EPSILONS]))
 HEADLINE_EPSILONS = (2.0, 6.0, 10.0, 20.0)
 # The epsilons a row can be computed for: the shipped table spans [0.5, 40]; below 0.1 the rows are
 # not needed, and above 50 Arete.calibrated no longer finds the least-E|Z| Arete (its range's top).
@@ -103,8 +108,8 @@ def compute(
     Parameters
     ----------
     epsilons : iterable of float, optional
-        Privacy parameters, each in [0.1, 100], at most 10,000 of them (default
-        ``DEFAULT_EPSILONS``, 36 values from 0.5 to 40).
+        Privacy parameters, each in [0.1, 50], at most 10,000 of them (default
+        ``DEFAULT_EPSILONS``: 36 values from 0.5 to 40, log-spaced, and the four ``SWITCH_EPSILONS``).
     progress : callable, optional
         Called with the fraction done, in (0, 1], after each row.
 

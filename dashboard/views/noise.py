@@ -258,6 +258,7 @@ class NoiseView(BaseView):
         doc = pn.state.curdoc
         if self._exact() is not None or doc is None or doc.session_context is None:
             return
+
         def placeholder():
             if self._exact() is None and self._key() == key:
                 self.schedule(self.draw_placeholder)

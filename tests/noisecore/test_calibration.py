@@ -167,3 +167,15 @@ def test_at_the_top_of_the_range_the_optimum_is_inside_the_search_bounds(eps):
 def test_above_the_range_the_calibration_names_it():
     with pytest.raises(ValueError, match=r"epsilon must be in \[1e-05, 50\]"):
         Arete.calibrated(59.9)
+
+
+def test_the_switch_rows_bracket_where_the_arete_leaves_the_laplace_limit():
+    """The table's four switch rows: below each pair the answer is the Laplace limit, above it an Arete
+    (for E|Z| near 3.5006, for the variance near 4.3940), in the shipped table and computed afresh."""
+    table = fr.load()
+    rows = {float(e): i for i, e in enumerate(table["epsilon"])}
+    for objective, (below, above) in (("abs", fr.SWITCH_EPSILONS[:2]), ("var", fr.SWITCH_EPSILONS[2:])):
+        column = table[f"arete_{objective}_alpha"]
+        assert column[rows[below]] <= 1e-11 < column[rows[above]], objective
+        assert Arete.calibrated(below, objective=objective).alpha <= 1e-11
+        assert Arete.calibrated(above, objective=objective).alpha > 1e-3

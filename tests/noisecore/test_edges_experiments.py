@@ -491,7 +491,7 @@ def test_paths_must_be_paths():
 
 
 def test_frontier_checks_epsilon_rows_and_argv(tmp_path):
-    with pytest.raises(ValueError, match=r"epsilon must be in \[0.1, 100\]"):
+    with pytest.raises(ValueError, match=r"epsilon must be in \[0.1, 50\]"):
         frontier.frontier_row(0.0)
     with pytest.raises(TypeError, match="epsilon"):
         frontier.frontier_row("1.0")
