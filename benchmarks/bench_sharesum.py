@@ -16,7 +16,12 @@ load hits both; the ratio is baseline / current. The largest relative difference
 printed beside each row. Parameter sets: the paper's eps = 6 Arete (the app's default) at the dropout
 view's fractions present, through ``dropout_point``'s ShareSum(alpha q, theta, q, lam).
 
-Run: python benchmarks/bench_sharesum.py [--repeats N] [--baseline quadrature|no-tables] [--quick]
+``--curves`` times what the app draws instead: one whole dropout curve (the noise view's six fractions
+present, n = 100) for the calibrated Arete at epsilon 6, 10, 20 and 27 (the largest whose Arete the share
+computation takes), CPU seconds per curve, beside its floor measured in the same run, interleaved: the
+same curve for the Laplace limit (Laplace shares, closed forms), the least any dropout curve can cost.
+
+Run: python benchmarks/bench_sharesum.py [--repeats N] [--baseline quadrature|no-tables] [--quick] [--curves]
 """
 
 from __future__ import annotations
@@ -114,12 +119,43 @@ def timed(fn, *args, **kwargs):
     return time.perf_counter() - start
 
 
+def curve_cpu(alpha, theta, lam, present, eps_full):
+    """CPU seconds for one dropout curve: one ``dropout_point`` per fraction present."""
+    start = time.process_time()
+    for q in present:
+        current.dropout_point(alpha, theta, lam, fraction=float(q), epsilon_full=eps_full)
+    return time.process_time() - start
+
+
+def curves(repeats):
+    from noisecore import Arete
+
+    present = current.dropout_fractions(100, fractions_present=[1.0, 0.95, 0.9, 0.8, 0.7, 0.6])
+    print(f"one dropout curve ({len(present)} fractions present), CPU s: median of {repeats}, interleaved")
+    print(f"{'epsilon':>8} {'Arete alpha':>12} {'curve s':>9} {'Laplace-limit floor s':>22} {'ratio':>7}")
+    for eps in (6.0, 10.0, 20.0, 27.0):
+        arete = Arete.calibrated(eps)
+        eps_full = float(arete.privacy_loss(1.0))
+        curve_cpu(arete.alpha, arete.theta, arete.lam, present, eps_full)  # warm the tables once
+        exact, floor = [], []
+        for _ in range(repeats):
+            floor.append(curve_cpu(0.0, 1 / eps, 1 / eps, present, eps))
+            exact.append(curve_cpu(arete.alpha, arete.theta, arete.lam, present, eps_full))
+        c, f = float(np.median(exact)), float(np.median(floor))
+        print(f"{eps:>8g} {arete.alpha:>12.3g} {c:>9.3f} {f:>22.4f} {c / f:>7.0f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--baseline", choices=("quadrature", "no-tables"), default="quadrature")
     parser.add_argument("--quick", action="store_true", help="fraction 0.8 only, no 4001-point pdf")
+    parser.add_argument("--curves", action="store_true", help="whole dropout curves against the Laplace limit")
     args = parser.parse_args()
+    if args.curves:
+        print(f"load average: {os.getloadavg()}; {os.cpu_count()} cores")
+        curves(args.repeats)
+        return
     quadrature = args.baseline == "quadrature"
     print(f"load average: {os.getloadavg()}; {os.cpu_count()} cores; baseline {args.baseline}")
     fractions = (0.8,) if args.quick else (1.0, 0.8, 0.6)

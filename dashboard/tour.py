@@ -86,7 +86,7 @@ TOUR = (
         "Splitting noise among users",
         "The Staircase can only be added by one trusted party. The Arete, like Laplace, is infinitely divisible: "
         "each of n users adds one share and the shares sum to the Arete. If some users drop out, the noise shrinks "
-        "and the privacy loss grows: compute the dropout curves.",
+        "and the privacy loss grows: the dropout curves below show by how much.",
         "the table's last column (the size of one user's share) and the dropout curves.",
         tab_index("noise"),
         {"epsilon": 6.0, "users": 20},
