@@ -28,6 +28,7 @@ import math
 import os
 import re
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -85,8 +86,10 @@ DOCUMENT_READY = {
 class Student:
     """One browser session, spoken to in Bokeh's websocket protocol."""
 
-    def __init__(self, base):
+    def __init__(self, base, ca_certs=None):
         self.base = base
+        self.ca_certs = ca_certs  # a CA file for https (a proxy's own certificate)
+        self.cookie = None  # what the page's answer set (a proxy's sticky-session cookie), sent back
         self.models = {}
         self.pending = None  # (sent_at, future) of the change awaiting its data
         self.marker = "&lt;h5&gt;"
@@ -96,10 +99,15 @@ class Student:
         start = time.perf_counter()
         # threads of their own: in asyncio's default executor (6 threads here) queued fetches held up the
         # websocket's address lookup, so no page was ready before every page's HTML had come
-        html = await asyncio.get_running_loop().run_in_executor(FETCH_THREADS, _fetch, self.base + "/" + query)
+        html, self.cookie = await asyncio.get_running_loop().run_in_executor(
+            FETCH_THREADS, fetch_page, self.base + "/" + query, self.ca_certs
+        )
         token = re.search(r'"token":\s*"([^"]+)"', html).group(1)
-        ws_url = self.base.replace("http://", "ws://") + "/ws"
-        request = HTTPRequest(ws_url, connect_timeout=600, request_timeout=600)  # a queue of page loads is slow
+        ws_url = self.base.replace("https://", "wss://").replace("http://", "ws://") + "/ws"
+        headers = {"Origin": self.base, **({"Cookie": self.cookie} if self.cookie else {})}
+        request = HTTPRequest(  # a queue of page loads is slow
+            ws_url, connect_timeout=600, request_timeout=600, headers=headers, ca_certs=self.ca_certs
+        )
         self.ws = await websocket_connect(request, subprotocols=["bokeh", token], max_message_size=200 * 2**20)
         self.frames = []
         await self._read_message()  # ACK
@@ -199,6 +207,14 @@ FETCH_THREADS = ThreadPoolExecutor(max_workers=64, thread_name_prefix="page-fetc
 def _fetch(url):
     with urllib.request.urlopen(url, timeout=120) as resp:
         return resp.read().decode()
+
+
+def fetch_page(url, ca_certs=None):
+    """(HTML, the cookie it set as 'name=value' or None), over https with ``ca_certs`` as the CA."""
+    context = ssl.create_default_context(cafile=ca_certs) if url.startswith("https://") else None
+    with urllib.request.urlopen(url, timeout=120, context=context) as resp:
+        cookie = resp.headers.get("Set-Cookie")
+        return resp.read().decode(), cookie.split(";")[0] if cookie else None
 
 
 async def heavy_action(student, stop: asyncio.Event, record: list, seed: int):

@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import ctypes
 import gc
+import json
 import logging
 import math
 import os
@@ -29,6 +30,8 @@ import panel as pn
 from bokeh.settings import settings as bokeh_settings
 from panel.io.server import DocHandler
 from tornado.ioloop import PeriodicCallback
+from tornado.routing import PathMatches, Rule
+from tornado.web import RequestHandler
 
 from dashboard.app import ASSETS_ROUTE, TITLE, create_app, warm_up
 from dashboard.compute import ComputePool
@@ -567,6 +570,22 @@ def run_until_stopped(io_loop, limit: int = MAX_CONTAINED_EXITS) -> int | None:
     return None
 
 
+HEALTH_ROUTE = "/healthz"
+
+
+class HealthHandler(RequestHandler):
+    """``GET /healthz``: this web process's state as JSON, for a reverse proxy's checks and for monitoring
+    (``pid``, ``sessions_built``: app builds since start, ``sessions_open``)."""
+
+    def initialize(self, status):
+        self._status = status
+
+    def get(self):
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(self._status()))
+
+
 def serve(
     port=5006,
     address="127.0.0.1",
@@ -613,8 +632,10 @@ def serve(
         if address not in ("127.0.0.1", "localhost", "0.0.0.0", "::"):
             origins.append(f"{as_host(address.lower())}:{port}")
     pool = pool or ComputePool()
+    built = [0]  # this web process's app builds (each process counts its own after the fork)
 
     def session_app():  # one fresh app per browser session, all sharing this process's compute pool
+        built[0] += 1
         return create_app(pool=pool, assets=ASSETS_ROUTE)
 
     # Bokeh's origin list splits each entry on ':', so IPv6 literals ([::1]:5006) are added afterwards
@@ -639,6 +660,17 @@ def serve(
     # no request ends the process
     answered = allowed_hosts(address, port, [*(hosts or []), *origins])
     harden(server._tornado, server.io_loop.asyncio_loop, answered, ASSETS_ROUTE)
+
+    def status():
+        return {
+            "status": "ok",
+            "pid": os.getpid(),
+            "sessions_built": built[0],
+            "sessions_open": len(server._tornado.get_sessions("/")),
+        }
+
+    rule = Rule(PathMatches(HEALTH_ROUTE + "$"), HealthHandler, {"status": status})
+    server._tornado.wildcard_router.rules.insert(0, server._tornado.wildcard_router.process_rule(rule))
     queue_page_builds(server)
     trim_memory_periodically(server)
     if warm:  # in each web process, once it serves; in a thread, so the loop never waits for it
