@@ -378,6 +378,29 @@ def test_only_known_hosts_are_answered(tmp_path):
 
 
 @pytest.mark.subprocess
+def test_health_counts_this_processes_sessions_for_known_hosts_only(tmp_path):
+    """GET /healthz: JSON with the pid and the sessions built and open (a page builds one); a foreign
+    Host is refused like any other request, and /healthz/x is not found."""
+    import json
+
+    proc, log, port = _serve(tmp_path)
+    try:
+        status, body = _get(port, path="/healthz")
+        before = json.loads(body)
+        assert status == 200 and before["status"] == "ok" and before["pid"] == proc.pid
+        assert _get(port)[0] == 200
+        after = json.loads(_get(port, path="/healthz")[1])
+        assert after["sessions_built"] == before["sessions_built"] + 1
+        assert after["sessions_open"] >= 1
+        assert _get(port, host="attacker.example", path="/healthz")[0] == 403
+        assert _get(port, path="/healthz/x")[0] == 404
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.subprocess
 def test_ipv6_mixed_case_hosts_and_bad_addresses_never_give_500(tmp_path):
     """--address ::1 refused to start, an IPv6 Host header gave HTTP 500, a mixed-case --allow-host
     refused every request, and a query value of over 4,300 digits gave HTTP 500."""
