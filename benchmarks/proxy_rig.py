@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_load import free_port
 from bench_page import cpu_seconds
 
+from dashboard.deploy import backend_command
+
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
@@ -51,8 +53,9 @@ class Backend:
     def start(self):
         log_path = self.folder / f"backend-{self.port}-{len(self.logs)}.log"
         self.logs.append(log_path)
-        command = [sys.executable, "-m", "dashboard.serve", "--port", str(self.port), "--allow-host", "localhost"]
-        command += ["--allow-websocket-origin", f"localhost:{self.public_port}", "--num-procs", str(self.num_procs)]
+        # the arguments the systemd unit gives (dashboard.deploy), its port in place of %i
+        args = backend_command(port=self.port, server_name="localhost", listen=self.public_port)
+        command = [sys.executable, "-m", "dashboard.serve", *args, "--num-procs", str(self.num_procs)]
         with open(log_path, "w") as log:
             self.proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         wait_until(lambda: health(self.port)["status"] == "ok")

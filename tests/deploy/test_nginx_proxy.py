@@ -123,3 +123,14 @@ def test_the_written_site_passes_nginx_own_check(deployment):
     proxy, _ = deployment
     result = proxy.check()
     assert result.returncode == 0 and "syntax is ok" in result.stderr, result.stderr
+
+
+def test_the_backends_run_what_the_systemd_unit_runs(deployment):
+    """The unit's ExecStart (its port %i) is the command the backends of this test were started with."""
+    from dashboard.deploy import backend_command, systemd_unit
+
+    proxy, (first, _) = deployment
+    unit = systemd_unit(python="/opt/noiselab/venv/bin/python", server_name="localhost", listen=proxy.port)
+    args = backend_command(port=first.port, server_name="localhost", listen=proxy.port)
+    args[1] = "%i"
+    assert f"ExecStart=/opt/noiselab/venv/bin/python -m dashboard.serve {' '.join(args)}\n" in unit
