@@ -351,17 +351,19 @@ def walk_references_directly() -> bool:
     return _replace(util, "visit_value_and_its_immediate_references", visit)
 
 
+BOKEH_SHORTCUTS = (
+    remember_overridden_defaults,
+    read_themed_values_directly,
+    check_unstable_defaults_directly,
+    remember_prepared_defaults,
+    walk_references_directly,
+)
+
+
 def take_bokeh_shortcuts() -> dict[str, bool]:
     """Take every shortcut above in Bokeh's reads of a property default and its walks of the model
-    graph (the server does, once per process); returns which were taken."""
-    shortcuts = (
-        remember_overridden_defaults,
-        read_themed_values_directly,
-        check_unstable_defaults_directly,
-        remember_prepared_defaults,
-        walk_references_directly,
-    )
-    return {shortcut.__name__: shortcut() for shortcut in shortcuts}
+    graph; returns which were taken (the server goes through ``take_shortcuts``)."""
+    return {shortcut.__name__: shortcut() for shortcut in BOKEH_SHORTCUTS}
 
 
 def build_init_params_in_one_pass() -> bool:
@@ -465,11 +467,48 @@ def read_panel_config_without_import() -> bool:
     return _replace(config_class, "__getattribute__", config_getattribute)
 
 
+PANEL_SHORTCUTS = (build_init_params_in_one_pass, read_panel_config_without_import)
+
+
 def take_panel_shortcuts() -> dict[str, bool]:
-    """Take both shortcuts above in Panel's building of a page (the server does, once per process);
-    returns which were taken."""
-    shortcuts = (build_init_params_in_one_pass, read_panel_config_without_import)
-    return {shortcut.__name__: shortcut() for shortcut in shortcuts}
+    """Take both shortcuts above in Panel's building of a page; returns which were taken (the server goes
+    through ``take_shortcuts``)."""
+    return {shortcut.__name__: shortcut() for shortcut in PANEL_SHORTCUTS}
+
+
+# the switch for every shortcut above: "off" takes none; "-name,-name" leaves those out; unset: all
+SHORTCUTS_ENV = "NOISELAB_SHORTCUTS"
+_OFF = ("off", "0", "no", "false", "none")
+
+
+def take_shortcuts(setting: str | None = None) -> dict[str, bool]:
+    """The one entry point for the server's replacements of Panel and Bokeh internals (the functions
+    above; each returns False, changing nothing, where its version does not match): all of them, none
+    (``setting`` "off", from ``--no-shortcuts``), or all but those named with a minus ("-name,-name").
+    ``setting`` None reads ``NOISELAB_SHORTCUTS``. Logs one line naming what was taken; returns name ->
+    taken."""
+    every = {f.__name__: f for f in (*BOKEH_SHORTCUTS, *PANEL_SHORTCUTS)}
+    setting = os.environ.get(SHORTCUTS_ENV, "") if setting is None else setting
+    if not isinstance(setting, str):
+        raise TypeError(f"shortcuts must be a str, got {type(setting).__name__}")
+    if setting.strip().lower() in _OFF:
+        skip = set(every)
+    else:
+        names = [n.strip() for n in setting.split(",") if n.strip()]
+        if any(not n.startswith("-") for n in names) or any(n[1:] not in every for n in names):
+            raise ValueError(
+                f"{SHORTCUTS_ENV} must be 'off' or '-name' entries separated by commas, names among "
+                f"{', '.join(every)}; got {setting!r}"
+            )
+        skip = {n[1:] for n in names}
+    taken = {name: (name not in skip and shortcut()) for name, shortcut in every.items()}
+    log.info(
+        "Panel/Bokeh shortcuts taken: %s; not taken: %s (%s=off or --no-shortcuts takes none)",
+        ", ".join(n for n, t in taken.items() if t) or "none",
+        ", ".join(n for n, t in taken.items() if not t) or "none",
+        SHORTCUTS_ENV,
+    )
+    return taken
 
 
 YOUNG_COLLECTION_ALLOCATIONS = 10_000  # net allocations between young collections (Python's default: 700)
@@ -596,8 +635,10 @@ def serve(
     hosts=None,
     start=True,
     warm=True,
+    shortcuts=None,
 ):
-    """Start the server (blocking unless ``start=False``: then start it and run ``server.io_loop``); returns it."""
+    """Start the server (blocking unless ``start=False``: then start it and run ``server.io_loop``); returns it.
+    ``shortcuts``: see ``take_shortcuts`` (None: the ``NOISELAB_SHORTCUTS`` variable, unset: all)."""
     if not isinstance(num_procs, int) or isinstance(num_procs, bool) or num_procs < 1:
         raise ValueError(f"num_procs must be a positive integer, got {num_procs!r}")
     if num_procs > 1 and show:
@@ -614,8 +655,7 @@ def serve(
     bokeh_settings.perform_document_validation.set_value(False)
     # and every callback's signature and a close match for a misspelt attribute (3-4%); the tests do both
     bokeh_settings.perform_error_diagnostics.set_value(False)
-    take_bokeh_shortcuts()
-    take_panel_shortcuts()
+    take_shortcuts(shortcuts)
     tune_garbage_collection()  # before the fork: every web process starts with it
     # a parent of several workers ends here; they follow by the parent-death signal
     signal.signal(signal.SIGINT, _exit)
@@ -730,6 +770,11 @@ def main(argv=None):
         help="start a local Dask cluster of N worker processes for the heavy computations",
     )
     parser.add_argument("--show", action="store_true", help="open a browser tab")
+    parser.add_argument(
+        "--no-shortcuts",
+        action="store_true",
+        help="leave Panel's and Bokeh's internals as they ship (see NOISELAB_SHORTCUTS in docs/serving.md)",
+    )
     args = parser.parse_args(argv)
     parent = os.getpid()
     try:
@@ -737,15 +782,28 @@ def main(argv=None):
         if pool.scheduler is not None:
             pool.result(os.getpid)  # connect now: a wrong address fails here, not at the first click
             pool.close()  # each web process connects for itself (a client must not cross a fork)
+        shortcuts = "off" if args.no_shortcuts else None
+        taken = take_shortcuts(shortcuts)  # here for the line below; serve takes the same (a no-op then)
     except (ValueError, TypeError, OSError, ImportError) as exc:
         parser.error(str(exc))
     print(
         f"noiselab: serving on http://{as_host(args.address)}:{args.port}/ with {args.num_procs} process(es), "
-        f"heavy work on {pool.describe()} (Ctrl+C to stop)",
+        f"heavy work on {pool.describe()} (Ctrl+C to stop)\n"
+        f"noiselab: Panel/Bokeh shortcuts taken: {', '.join(n for n, t in taken.items() if t) or 'none'}"
+        f" (not taken: {', '.join(n for n, t in taken.items() if not t) or 'none'}; --no-shortcuts takes none)",
         flush=True,
     )
     try:
-        serve(args.port, args.address, args.origins, args.show, num_procs=args.num_procs, pool=pool, hosts=args.hosts)
+        serve(
+            args.port,
+            args.address,
+            args.origins,
+            args.show,
+            num_procs=args.num_procs,
+            pool=pool,
+            hosts=args.hosts,
+            shortcuts=shortcuts,
+        )
     except ValueError as exc:
         parser.error(str(exc))
     except (KeyboardInterrupt, SystemExit) as exc:  # Ctrl+C or SIGTERM: the one line below

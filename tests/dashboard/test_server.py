@@ -1341,3 +1341,69 @@ def test_serve_queues_pages_and_trims_memory():
     assert "take_bokeh_shortcuts()" in source and "take_panel_shortcuts()" in source
     assert source.index("tune_garbage_collection()") < source.index("pn.serve(")  # before the fork, no session open
     assert "perform_error_diagnostics.set_value(False)" in source
+
+
+SHORTCUT_PROBE = """
+import json, sys
+from bokeh.core.has_props import HasProps
+from dashboard import serve
+taken = serve.take_shortcuts(sys.argv[1] if len(sys.argv) > 1 else None)
+ours = serve._ours(vars(HasProps).get("themed_values"))
+print(json.dumps({"taken": taken, "themed_values_replaced": ours}))
+"""
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(
+    ("setting", "env", "expect_off"),
+    [
+        ("off", None, "all"),
+        (None, "off", "all"),
+        (
+            "-read_themed_values_directly,-walk_references_directly",
+            None,
+            {"read_themed_values_directly", "walk_references_directly"},
+        ),
+        (None, None, set()),
+    ],
+)
+def test_the_shortcuts_switch_takes_all_none_or_all_but_named(setting, env, expect_off):
+    """One entry point, switchable: 'off' (from --no-shortcuts, or NOISELAB_SHORTCUTS=off) takes none and
+    leaves Bokeh's own methods in place; '-name' entries leave those out; unset takes every one that
+    applies to the installed versions."""
+    import json
+    import os
+
+    environment = {k: v for k, v in os.environ.items() if k != "NOISELAB_SHORTCUTS"}
+    if env is not None:
+        environment["NOISELAB_SHORTCUTS"] = env
+    args = [sys.executable, "-c", SHORTCUT_PROBE, *([setting] if setting is not None else [])]
+    result = json.loads(subprocess.run(args, capture_output=True, text=True, check=True, env=environment).stdout)
+    taken = result["taken"]
+    assert len(taken) == 7
+    not_taken = {name for name, t in taken.items() if not t}
+    if expect_off == "all":
+        assert not_taken == set(taken) and not result["themed_values_replaced"]
+    else:
+        # remember_overridden_defaults is not needed where Bokeh keeps them itself (3.10)
+        assert expect_off <= not_taken <= expect_off | {"remember_overridden_defaults"}
+        assert result["themed_values_replaced"] == ("read_themed_values_directly" not in expect_off)
+
+
+@pytest.mark.subprocess
+def test_a_bad_shortcuts_setting_is_named_and_the_banner_says_what_was_taken(tmp_path):
+    import os
+
+    env = {**os.environ, "NOISELAB_SHORTCUTS": "bogus"}
+    result = subprocess.run(
+        [sys.executable, "-m", "dashboard.serve", "--port", str(free_port())], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 2 and "NOISELAB_SHORTCUTS must be 'off' or '-name' entries" in result.stderr
+    proc, log, port = _serve(tmp_path, "--no-shortcuts")
+    try:
+        assert _get(port)[0] == 200  # the page is served with Panel and Bokeh as they ship
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert "Panel/Bokeh shortcuts taken: none" in text and "Traceback" not in text
