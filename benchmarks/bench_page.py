@@ -14,7 +14,12 @@ pulled (the PULL-DOC-REPLY received), as a browser does (``bench_load.Student``)
   * in headless Chromium (Debian's ``chromium``), a key press on a slider until the plot's data has changed
     in the page (the lab's epsilon on its Privacy boundaries tab; the floor's first slider).
 
+Two floors by default: the minimal app served plainly, and served the same way as the lab ("floor, lab
+settings": Bokeh validation and diagnostics off, the lab's shortcuts, its garbage-collector tuning and the C
+allocator); ``--shortcuts-off`` adds the lab served with Panel and Bokeh as they ship.
+
 Run: python benchmarks/bench_page.py [--quick] [--procs 1 2] [--bursts 20 50] [--no-browser] [--lab NAME=DIR ...]
+    [--shortcuts-off] [--no-floor-lab-settings]
 ``--lab before=/tmp/old`` adds another checkout (e.g. ``git archive`` of an older commit) to compare.
 """
 
@@ -81,8 +86,9 @@ class Client(Student):
 
 
 class Server:
-    def __init__(self, name, root, procs, floor=False):
+    def __init__(self, name, root, procs, floor=False, extra=(), env=None):
         self.name, self.root, self.procs, self.floor = name, root, procs, floor
+        self.extra, self.env = list(extra), dict(env or {})
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         # the slider a watcher moves, and two positions it alternates between
@@ -93,8 +99,8 @@ class Server:
             args = [sys.executable, str(ROOT / "benchmarks" / "floor_app.py"), "--port", str(self.port)]
         else:
             args = [sys.executable, "-m", "dashboard.serve", "--port", str(self.port)]
-        args += ["--num-procs", str(self.procs)]
-        env = {**os.environ, "PYTHONPATH": str(self.root)}
+        args += ["--num-procs", str(self.procs), *self.extra]
+        env = {**os.environ, "PYTHONPATH": str(self.root), **self.env}
         self.proc = subprocess.Popen(args, cwd=self.root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def wait(self):
@@ -274,7 +280,16 @@ def row(label, cells):
 
 
 async def run(labs, procs, args):
-    servers = [Server(name, root, procs) for name, root in labs] + [Server("floor", ROOT, procs, floor=True)]
+    servers = [Server(name, root, procs) for name, root in labs]
+    if args.shortcuts_off:  # the lab with Panel and Bokeh as they ship
+        servers.append(Server("lab, shortcuts off", ROOT, procs, env={"NOISELAB_SHORTCUTS": "off"}))
+    servers.append(Server("floor", ROOT, procs, floor=True))
+    if args.floor_lab_settings:  # the floor served the same way as the lab (its settings and allocator)
+        servers.append(
+            Server(
+                "floor, lab settings", ROOT, procs, floor=True, extra=["--lab-settings"], env={"PYTHONMALLOC": "malloc"}
+            )
+        )
     for server in servers:
         server.start()
     try:
@@ -293,6 +308,9 @@ async def run(labs, procs, args):
         facts = await page_cost(servers, args.pages)
         floor = facts["floor"][0]
         print(row("server CPU per page", [f"{facts[n][0]:.3f} s ({facts[n][0] / floor:.1f}x)" for n in names]))
+        if "floor, lab settings" in facts:
+            same = facts["floor, lab settings"][0]
+            print(row("... against the floor on the lab's settings", [f"{facts[n][0] / same:.2f}x" for n in names]))
         print(row("HTML bytes", [f"{facts[n][1]:,}" for n in names]))
         print(row("models", [str(facts[n][2]) for n in names]))
         for n in args.bursts:
@@ -363,6 +381,13 @@ def main(argv=None):
         "--lab", action="append", default=[], metavar="NAME=DIR", help="another checkout to serve (repeatable)"
     )
     parser.add_argument("--quick", action="store_true", help="1 process, a burst of 20, 5 pages, 60 cycles")
+    parser.add_argument(
+        "--no-floor-lab-settings",
+        dest="floor_lab_settings",
+        action="store_false",
+        help="skip the second floor (the minimal app on the lab's server settings and allocator)",
+    )
+    parser.add_argument("--shortcuts-off", action="store_true", help="also serve the lab with NOISELAB_SHORTCUTS=off")
     args = parser.parse_args(argv)
     if args.quick:
         args.procs, args.bursts, args.pages, args.cycles = [1], [20], 5, 60

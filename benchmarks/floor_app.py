@@ -1,7 +1,11 @@
 """The floor for page-open cost: a minimal Panel app served the way the lab is (a BootstrapTemplate, a
 sidebar of 6 sliders, one Bokeh figure with a line, ``pn.serve`` of a per-session function).
 
-Run: python benchmarks/floor_app.py --port 5007 [--num-procs N]
+``--lab-settings`` serves it the way ``dashboard.serve`` serves the lab: Bokeh's document validation and
+error diagnostics off, the lab's Panel/Bokeh shortcuts (``take_shortcuts``) and garbage-collector tuning
+(run it with ``PYTHONMALLOC=malloc`` for the lab's allocator too): the floor "served the same way".
+
+Run: python benchmarks/floor_app.py --port 5007 [--num-procs N] [--lab-settings]
 """
 
 from __future__ import annotations
@@ -35,7 +39,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=5007)
     parser.add_argument("--num-procs", type=int, default=1)
+    parser.add_argument("--lab-settings", action="store_true", help="the lab's server settings (see above)")
     args = parser.parse_args(argv)
+    if args.lab_settings:
+        from bokeh.settings import settings as bokeh_settings
+
+        from dashboard.serve import take_shortcuts, tune_garbage_collection
+
+        bokeh_settings.perform_document_validation.set_value(False)
+        bokeh_settings.perform_error_diagnostics.set_value(False)
+        take_shortcuts()
+        tune_garbage_collection()
     pn.serve(
         {"/": create_floor},
         port=args.port,

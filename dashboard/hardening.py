@@ -50,6 +50,7 @@ LAB_ROUTES = (
     ("MultiRootStaticHandler", "/static/extensions/(.*)$", "Panel's scripts, styles and fonts"),
     ("IcoHandler", "/favicon.ico$", "the tab's icon"),
     ("RootHandler", "/?$", "the index: under panel serve, '/' sends the browser to the page"),
+    ("HealthHandler", "/healthz$", "the web process's health for a reverse proxy and monitoring (dashboard.serve)"),
 )
 _APP_PREFIX = re.compile(r"(/[A-Za-z0-9_.-]+)*")
 ASSETS_REASON = "the lab's logo and KaTeX's fonts (dashboard/assets)"
