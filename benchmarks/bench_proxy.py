@@ -24,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_load import Student, free_port
 from bench_page import cpu_seconds
-from proxy_rig import Backend, Proxy, wait_until
+from proxy_rig import Backend, Proxy, answers, wait_until
 
 
 async def burst(base, count, ca=None):
@@ -64,7 +63,7 @@ def main(argv=None):
         stderr=subprocess.STDOUT,
     )
     direct_base = f"http://127.0.0.1:{direct_port}"
-    wait_until(lambda: urllib.request.urlopen(direct_base + "/healthz", timeout=10))
+    wait_until(lambda: answers(direct_base + "/healthz"))
     print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}; {os.cpu_count()} cores")
     print(
         f"{'set-up':<8} {'pages':>5}  {'first s':>7} {'median s':>8} {'last s':>7}  {'CPU s/page':>10}"

@@ -29,6 +29,12 @@ def health(port) -> dict:
         return json.loads(resp.read())
 
 
+def answers(url, context=None) -> bool:
+    """Whether ``url`` answers 200 (the connection closed at once)."""
+    with urllib.request.urlopen(url, context=context, timeout=10) as resp:
+        return resp.status == 200
+
+
 def wait_until(predicate, timeout=180):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -137,11 +143,7 @@ class Proxy:
             stderr=subprocess.STDOUT,
         )
         context = ssl.create_default_context(cafile=self.ca)
-        wait_until(
-            lambda: (
-                self.proc.poll() is None and urllib.request.urlopen(self.base + "/healthz", context=context, timeout=10)
-            )
-        )
+        wait_until(lambda: self.proc.poll() is None and answers(self.base + "/healthz", context))
         return self
 
     def stop(self):

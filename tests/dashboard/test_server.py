@@ -648,7 +648,9 @@ def test_ctrl_c_while_a_command_starts_prints_one_line(command, delay, tmp_path)
     lines = [
         line
         for line in out.splitlines()
-        if line.strip() and not line.startswith(("noiselab: serving", "Launching")) and not progress.match(line)
+        if line.strip()
+        and not line.startswith(("noiselab: serving", "noiselab: Panel/Bokeh", "Launching"))
+        and not progress.match(line)
     ]
     assert len(lines) == 1 and "stopped" in lines[0], out[-3000:]
     assert proc.returncode != 0
@@ -674,7 +676,11 @@ def test_ctrl_c_prints_one_line(delay):
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     assert before is None
-    lines = [line for line in out.splitlines() if not line.startswith(("noiselab: serving", "Launching server"))]
+    lines = [
+        line
+        for line in out.splitlines()
+        if not line.startswith(("noiselab: serving", "noiselab: Panel/Bokeh", "Launching server"))
+    ]
     assert lines == ["noiselab: stopped"], out[-3000:]
 
 
@@ -1338,7 +1344,7 @@ def test_serve_queues_pages_and_trims_memory():
 
     source = inspect.getsource(serve_module.serve)
     assert "queue_page_builds(server)" in source and "trim_memory_periodically(server)" in source
-    assert "take_bokeh_shortcuts()" in source and "take_panel_shortcuts()" in source
+    assert "take_shortcuts(shortcuts)" in source
     assert source.index("tune_garbage_collection()") < source.index("pn.serve(")  # before the fork, no session open
     assert "perform_error_diagnostics.set_value(False)" in source
 
