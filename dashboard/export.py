@@ -12,9 +12,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["FORMULA_STARTS", "csv_document", "neutralise", "settings_line"]
+__all__ = ["FORMULA_STARTS", "csv_document", "neutralise", "settings_line", "slug"]
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -83,3 +84,8 @@ def csv_document(comments: Iterable[str | Sequence], header: Sequence[str], rows
     for row in rows:
         writer.writerow([cell(value) for value in row])
     return out.getvalue()
+
+
+def slug(text: str) -> str:
+    """Lower-case words joined by hyphens: a file name's part."""
+    return "-".join(re.findall(r"[a-z0-9]+", text.lower()))

@@ -38,6 +38,7 @@ from panel.io.resources import CDN_DIST, JS_VERSION, LOCAL_DIST, set_resource_mo
 
 from dashboard.claims import percent
 from dashboard.describe import describe_figure
+from dashboard.export import slug
 from dashboard.palette import PALETTE
 from dashboard.png import png_save_tool, set_png_text
 from dashboard.scenarios import (
@@ -136,7 +137,7 @@ def _save_with_words(plot, _element) -> None:
         return
     tool = png_save_tool(fig)
     title = fig.title.text if fig.title is not None else "plot"
-    name = "noiselab-" + "-".join("".join(c if c.isalnum() else " " for c in title.lower()).split())
+    name = f"noiselab-{slug(title)}"
     set_png_text(tool, filename=name, description=describe_figure(fig))
     fig.tools = [t for t in fig.tools if not isinstance(t, SaveTool)] + [tool]
 

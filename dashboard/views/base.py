@@ -22,7 +22,7 @@ from ..claims import fmt
 from ..compute import ComputePool
 from ..describe import describe_figure, figure_series, figure_table_html
 from ..escape import plain
-from ..export import csv_document, settings_line
+from ..export import csv_document, settings_line, slug
 from ..jobs import Jobs
 from ..models import Settings
 from ..palette import PALETTE
@@ -169,11 +169,6 @@ def finite(*arrays):
     return [np.asarray(a)[keep] for a in arrays]
 
 
-def slug(text: str) -> str:
-    """Lower-case words joined by hyphens: a file name's part."""
-    return "-".join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
 def visible_text(markdown: str) -> str:
     """A headline as read: its Markdown heading marks and emphasis dropped."""
     return re.sub(r"^#+\s*|[*]", "", markdown).strip()
@@ -309,7 +304,8 @@ class BaseView(pn.viewable.Viewer):
                 label=label, variant="outline", width=min(360, 7 * len(label) + 40), margin=(0, 10)
             )
             table = pn.pane.HTML("", visible=False, sizing_mode="stretch_width", stylesheets=[DATA_TABLE_CSS])
-            toggle.param.watch(lambda _event, fig=fig: self.guarded(self._show_table, fig), "value")
+            # shown or hidden here; the refresh that ends every guarded update fills it (once)
+            toggle.param.watch(lambda event, table=table: self.guarded(setattr, table, "visible", event.new), "value")
             parts = self._plot_parts[fig.id] = (description, toggle, table, stack(description, fig, toggle, table))
             self._describe(fig)
         return parts[3]
