@@ -244,14 +244,38 @@ def settle(page, timeout=60_000):
         raise AssertionError(f"the page did not settle within {timeout / 1000:g} s: {report}") from None
 
 
+# a plot's table toggle that comes with the tab's first plots, for tabs whose plots wait for the pool
+TAB_TOGGLES = {"Low-privacy noise": "Data table: densities"}
+
+
+def wait_for_open_tab(page, timeout=120_000):
+    """Wait for the open tab's title, its data and its first plots (tabs render when first shown, and
+    the noise tab's plots come with the calibration), then for the page to settle."""
+    from dashboard.tour import TABS
+
+    index = page.evaluate(
+        "() => [...Bokeh.documents[0].all_models].filter((m) => m.type.endsWith('.Tabs')).map((m) => m.active)[0] ?? 0"
+    )
+    label = list(TABS)[index]
+    title = re.compile("^" + re.escape(VIEW_TITLES[label]) + "$")
+    page.locator("h3").filter(has_text=title).first.wait_for(state="visible", timeout=timeout)
+    if label in TAB_MODELS:
+        name, column = TAB_MODELS[label]
+        check = f"const m = Bokeh.documents[0].get_model_by_name('{name}'); return m && m.data.{column}.length > 0;"
+        page.wait_for_function(f"() => {{ {check} }}", timeout=timeout)
+    if label in TAB_TOGGLES:
+        page.wait_for_function(
+            "(label) => [...Bokeh.documents[0].all_models].some((m) => m.type === 'Toggle' && m.label === label)",
+            arg=TAB_TOGGLES[label],
+            timeout=timeout,
+        )
+    settle(page, timeout=timeout)
+
+
 def show_tab(page, label):
     """Open a tab; tabs render when first shown, so wait for its title, its data (where a named source
     holds them) and the end of its loading spinner."""
     page.get_by_text(label, exact=True).first.click()
     title = re.compile("^" + re.escape(VIEW_TITLES[label]) + "$")
     page.locator("h3").filter(has_text=title).first.wait_for(state="visible", timeout=120_000)
-    if label in TAB_MODELS:
-        name, column = TAB_MODELS[label]
-        check = f"const m = Bokeh.documents[0].get_model_by_name('{name}'); return m && m.data.{column}.length > 0;"
-        page.wait_for_function(f"() => {{ {check} }}", timeout=120_000)
-    settle(page, timeout=120_000)
+    wait_for_open_tab(page)

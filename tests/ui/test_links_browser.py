@@ -7,7 +7,7 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import ARTIFACTS, settle, show_tab, wait_for_app
+from tests.ui.conftest import ARTIFACTS, settle, show_tab, wait_for_app, wait_for_open_tab
 
 pytestmark = pytest.mark.ui
 
@@ -157,7 +157,7 @@ def _snapshot(page) -> dict:
         ),
         timeout=WAIT,
     )
-    settle(page)
+    wait_for_open_tab(page)
     return page.evaluate(CONTROLS_JS)
 
 
