@@ -16,10 +16,11 @@ pulled (the PULL-DOC-REPLY received), as a browser does (``bench_load.Student``)
 
 Two floors by default: the minimal app served plainly, and served the same way as the lab ("floor, lab
 settings": Bokeh validation and diagnostics off, the lab's shortcuts, its garbage-collector tuning and the C
-allocator); ``--shortcuts-off`` adds the lab served with Panel and Bokeh as they ship.
+allocator); ``--shortcuts-off`` adds the lab served with Panel and Bokeh as they ship, and ``--leave-out NAME``
+the lab without one of its replacements (``benchmarks/bench_shortcuts.py`` measures each in process).
 
 Run: python benchmarks/bench_page.py [--quick] [--procs 1 2] [--bursts 20 50] [--no-browser] [--lab NAME=DIR ...]
-    [--shortcuts-off] [--no-floor-lab-settings]
+    [--shortcuts-off] [--leave-out NAME ...] [--no-floor-lab-settings]
 ``--lab before=/tmp/old`` adds another checkout (e.g. ``git archive`` of an older commit) to compare.
 """
 
@@ -283,6 +284,8 @@ async def run(labs, procs, args):
     servers = [Server(name, root, procs) for name, root in labs]
     if args.shortcuts_off:  # the lab with Panel and Bokeh as they ship
         servers.append(Server("lab, shortcuts off", ROOT, procs, env={"NOISELAB_SHORTCUTS": "off"}))
+    for name in args.leave_out:  # what one replacement saves, served
+        servers.append(Server(f"lab without {name}", ROOT, procs, env={"NOISELAB_SHORTCUTS": f"-{name}"}))
     servers.append(Server("floor", ROOT, procs, floor=True))
     if args.floor_lab_settings:  # the floor served the same way as the lab (its settings and allocator)
         servers.append(
@@ -348,7 +351,7 @@ async def run(labs, procs, args):
                 )
             )
         if procs == 1 and args.tabs:
-            for server in servers[:-1]:
+            for server in (s for s in servers if not s.floor):
                 shows, presets = await tabs_and_presets(server)
                 print(row(f"{server.name}: first show of tabs", [", ".join(f"{v:.2f}" for v in shows.values()) + " s"]))
                 print(row(f"{server.name}: presets", [", ".join(f"{v:.2f}" for v in presets.values()) + " s"]))
@@ -388,6 +391,13 @@ def main(argv=None):
         help="skip the second floor (the minimal app on the lab's server settings and allocator)",
     )
     parser.add_argument("--shortcuts-off", action="store_true", help="also serve the lab with NOISELAB_SHORTCUTS=off")
+    parser.add_argument(
+        "--leave-out",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="also serve the lab without this one replacement (NOISELAB_SHORTCUTS=-NAME), for each NAME",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.procs, args.bursts, args.pages, args.cycles = [1], [20], 5, 60

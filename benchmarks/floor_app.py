@@ -2,7 +2,7 @@
 sidebar of 6 sliders, one Bokeh figure with a line, ``pn.serve`` of a per-session function).
 
 ``--lab-settings`` serves it the way ``dashboard.serve`` serves the lab: Bokeh's document validation and
-error diagnostics off, the lab's Panel/Bokeh shortcuts (``take_shortcuts``) and garbage-collector tuning
+error diagnostics off, the lab's Bokeh shortcuts (``take_shortcuts``) and garbage-collector tuning
 (run it with ``PYTHONMALLOC=malloc`` for the lab's allocator too): the floor "served the same way".
 
 Run: python benchmarks/floor_app.py --port 5007 [--num-procs N] [--lab-settings]
@@ -44,7 +44,8 @@ def main(argv=None):
     if args.lab_settings:
         from bokeh.settings import settings as bokeh_settings
 
-        from dashboard.serve import take_shortcuts, tune_garbage_collection
+        from dashboard.serve import tune_garbage_collection
+        from dashboard.shortcuts import take_shortcuts
 
         bokeh_settings.perform_document_validation.set_value(False)
         bokeh_settings.perform_error_diagnostics.set_value(False)

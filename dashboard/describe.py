@@ -41,6 +41,8 @@ def _label(text) -> str:
 
 
 def _field(glyph, name):
+    if name not in glyph.properties():  # a class-level set: no read of a default
+        return None
     spec = getattr(glyph, name, None)
     if isinstance(spec, str):
         return spec

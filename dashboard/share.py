@@ -79,7 +79,13 @@ class SharePanel(pn.viewable.Viewer):
             description="Show this view's address as a QR code the room can scan, and copy it",
             css_classes=["noiselab-share-toggle"],
         )
-        self.heading = Text(
+        # what the button opens, built on first use (most pages never share): an empty column till then
+        self.card = pn.Column(visible=False, sizing_mode="stretch_width", css_classes=["noiselab-share"])
+        self.qr = self.link = None
+        self.button.on_click(lambda _event: self.open())
+
+    def _build(self) -> None:
+        heading = Text(
             "**Scan to open this view** (every setting, the tab and the release are in the address).",
             sizing_mode="stretch_width",
         )
@@ -87,24 +93,19 @@ class SharePanel(pn.viewable.Viewer):
         self.link = pn.widgets.TextInput(
             label="Address of this view", value="", sizing_mode="stretch_width", stylesheets=[CONTROL_TEXT_CSS]
         )
-        self.copy = pn.widgets.Button(label="Copy the address", width=170, variant="outline")
-        self.copy.js_on_click(args={"link": self.link, "button": self.copy}, code=COPY_JS)
-        self.close = pn.widgets.Button(label="Close", width=90, variant="outline")
-        self.card = pn.Column(
-            self.heading,
-            self.qr,
-            pn.Row(self.link, self.copy, self.close, sizing_mode="stretch_width"),
-            visible=False,
-            sizing_mode="stretch_width",
-            css_classes=["noiselab-share"],
-        )
-        self.button.on_click(lambda _event: self.open())
-        self.close.on_click(lambda _event: self.hide())
+        copy = pn.widgets.Button(label="Copy the address", width=170, variant="outline")
+        copy.js_on_click(args={"link": self.link, "button": copy}, code=COPY_JS)
+        close = pn.widgets.Button(label="Close", width=90, variant="outline")
+        close.on_click(lambda _event: self.hide())
+        self.card.objects = [heading, self.qr, pn.Row(self.link, copy, close, sizing_mode="stretch_width")]
 
     def open(self) -> None:
         """Show the address and its QR code."""
-        self.card.visible = True
-        self.refresh()
+        with pn.io.hold():
+            if self.qr is None:
+                self._build()
+            self.card.visible = True
+            self.refresh()
 
     def hide(self) -> None:
         self.card.visible = False

@@ -308,6 +308,30 @@ class TourPanel(pn.viewable.Viewer):
         super().__init__(**params)
         self.settings = settings
         self._on_step = on_step
+        self.start = pn.widgets.Button(
+            label="Start the guided tour",
+            variant="outline",
+            color="primary",
+            description="Six short steps for a lecture or a demo",
+        )
+        self.start.on_click(lambda _e: self._go(1))
+        # the steps' text and buttons are built when the tour first starts (most pages never take it)
+        self.body = pn.Column(self.start, sizing_mode="stretch_width", css_classes=["noiselab-tour"])
+        # in presenter mode the tour shrinks to one line at the top, beside the page's own buttons, so the
+        # open tab's plot stays on a projector's first screen (the full text returns with P)
+        self.bar = pn.Row(
+            visible=False,
+            align="center",
+            css_classes=["noiselab-tour-bar"],
+            # left in the top row, whose buttons sit on the right; the buttons go under the title on a phone
+            styles={"margin-right": "auto", "flex-wrap": "wrap", "align-items": "center"},
+        )
+        self.text = self.buttons = None
+        settings.param.watch(self._on_tour, "tour")
+        settings.param.watch(self._layout, "present")
+        self._on_tour()
+
+    def _build(self):
         # a step's link in code type: dark on light grey (Panel's code colour failed WCAG's 4.5:1 contrast)
         self.text = Text(
             "",
@@ -315,22 +339,13 @@ class TourPanel(pn.viewable.Viewer):
             margin=(0, 10),
             stylesheets=["code { color: #1f2328; background: #eef1f4; }"],
         )
-        self.start = pn.widgets.Button(
-            label="Start the guided tour",
-            variant="outline",
-            color="primary",
-            description="Six short steps for a lecture or a demo",
-        )
         self.back = pn.widgets.Button(label="\u25c0 Back", variant="outline", width=100)
         self.next = pn.widgets.Button(label="Next \u25b6", color="primary", width=100)
         self.close = pn.widgets.Button(label="End tour", variant="outline", width=100)
-        self.start.on_click(lambda _e: self._go(1))
         self.back.on_click(lambda _e: self._go(self.settings.tour - 1))
         self.next.on_click(lambda _e: self._go(self.settings.tour + 1))
         self.close.on_click(lambda _e: self._go(0))
         self.buttons = pn.Row(self.back, self.next, self.close)
-        # in presenter mode the tour shrinks to one line at the top, beside the page's own buttons, so the
-        # open tab's plot stays on a projector's first screen (the full text returns with P)
         self.bar_text = Text("", margin=(0, 6, 0, 10))
         self.bar_back = pn.widgets.Button(label="\u25c0 Back", variant="outline", width=80, margin=(4, 3))
         self.bar_next = pn.widgets.Button(label="Next \u25b6", color="primary", width=80, margin=(4, 3))
@@ -338,19 +353,8 @@ class TourPanel(pn.viewable.Viewer):
         for button, step in ((self.bar_back, -1), (self.bar_next, 1)):
             button.on_click(lambda _e, step=step: self._go(self.settings.tour + step))
         self.bar_close.on_click(lambda _e: self._go(0))
-        self.bar = pn.Row(
-            self.bar_text,
-            self.bar_back,
-            self.bar_next,
-            self.bar_close,
-            align="center",
-            css_classes=["noiselab-tour-bar"],
-            # left in the top row, whose buttons sit on the right; the buttons go under the title on a phone
-            styles={"margin-right": "auto", "flex-wrap": "wrap", "align-items": "center"},
-        )
-        settings.param.watch(self._on_tour, "tour")
-        settings.param.watch(self._layout, "present")
-        self._on_tour()
+        self.bar.objects = [self.bar_text, self.bar_back, self.bar_next, self.bar_close]
+        self.body.objects = [self.start, self.text, self.buttons]
 
     def _go(self, step):
         self.settings.tour = max(0, min(len(TOUR), step))
@@ -359,11 +363,14 @@ class TourPanel(pn.viewable.Viewer):
         """The full panel, the one-line bar (presenter mode) or the start button, as the mode says."""
         touring, present = self.settings.tour > 0, self.settings.present
         self.start.visible = not touring and not present
-        self.buttons.visible = self.text.visible = touring and not present
+        if self.text is not None:
+            self.buttons.visible = self.text.visible = touring and not present
         self.bar.visible = touring and present
 
     def _on_tour(self, *_events):
         k = self.settings.tour
+        if k > 0 and self.text is None:
+            self._build()
         self._layout()
         if k > 0:
             step = TOUR[k - 1]
@@ -377,9 +384,7 @@ class TourPanel(pn.viewable.Viewer):
             self._on_step(step)
 
     def __panel__(self):
-        return pn.Column(
-            self.start, self.text, self.buttons, sizing_mode="stretch_width", css_classes=["noiselab-tour"]
-        )
+        return self.body
 
 
 __all__ = ["InUse", "LogSlider", "TourPanel", "controls", "glossary"]

@@ -174,6 +174,17 @@ def visible_text(markdown: str) -> str:
     return re.sub(r"^#+\s*|[*]", "", markdown).strip()
 
 
+class PlacedPlot:
+    """A figure's parts on the page: its description, its table toggle, the column holding them (and the
+    figure), and the table pane once first opened."""
+
+    __slots__ = ("block", "description", "table", "toggle")
+
+    def __init__(self, description, toggle, block):
+        self.description, self.toggle, self.block = description, toggle, block
+        self.table = None
+
+
 class BaseView(pn.viewable.Viewer):
     """Title and headline, the how-it-works card (explanation, key formula, what to notice), a plain
     error banner, CSV export. Subclasses build figures, then call ``finish_figures``."""
@@ -199,7 +210,7 @@ class BaseView(pn.viewable.Viewer):
             on_end=self._end_busy,
         )
         self.figures = []
-        self._plot_parts = {}  # figure id -> (description pane, table toggle, table pane)
+        self._plot_parts: dict[str, PlacedPlot] = {}
         self._depth = 0
         self.alert = TextAlert("", alert_type="warning", visible=False, sizing_mode="stretch_width")
         self.headline = text(
@@ -294,28 +305,28 @@ class BaseView(pn.viewable.Viewer):
 
     def plot(self, fig) -> pn.Column:
         """A figure as placed on the page: before it, its description for a screen reader (kept current
-        by every update); after it, a toggle that shows its plotted data as a table."""
-        parts = self._plot_parts.get(fig.id)
-        if parts is None:
+        by every update); after it, a toggle that shows its plotted data as a table (built when opened)."""
+        placed = self._plot_parts.get(fig.id)
+        if placed is None:
             description = pn.pane.HTML("", margin=0, sizing_mode="stretch_width", stylesheets=[DESCRIPTION_CSS])
             title = fig.title.text if fig.title is not None else "this plot"
             label = f"Data table: {title}"
             toggle = pn.widgets.Toggle(
                 label=label, variant="outline", width=min(360, 7 * len(label) + 40), margin=(0, 10)
             )
-            table = pn.pane.HTML("", visible=False, sizing_mode="stretch_width", stylesheets=[DATA_TABLE_CSS])
-            # shown or hidden here; the refresh that ends every guarded update fills it (once)
-            toggle.param.watch(lambda event, table=table: self.guarded(setattr, table, "visible", event.new), "value")
-            parts = self._plot_parts[fig.id] = (description, toggle, table, stack(description, fig, toggle, table))
-            self._describe(fig)
-        return parts[3]
+            placed = self._plot_parts[fig.id] = PlacedPlot(description, toggle, stack(description, fig, toggle))
+            # the table pane joins the page when first opened; the refresh ending the update fills it
+            toggle.param.watch(lambda event, fig=fig: self.guarded(self._hide_table, fig), "value")
+            if not self._depth:  # inside an update, the refresh that ends it describes the figure
+                self._describe(fig)
+        return placed.block
 
     def plotted_series(self, fig):
         """A figure's data as described and tabled (a view may state it its own way)."""
         return figure_series(fig)
 
     def _describe(self, fig):
-        description = self._plot_parts[fig.id][0]
+        description = self._plot_parts[fig.id].description
         headline = visible_text(self._claim.text) if self._claim is not None else ""
         words = describe_figure(fig, headline, self.plotted_series(fig))
         text = f'<p class="noiselab-description">{html.escape(words)}</p>'
@@ -324,22 +335,35 @@ class BaseView(pn.viewable.Viewer):
         for tool in save_tools(fig):
             set_png_text(tool, description=words)
 
+    def _hide_table(self, fig):
+        """A toggle pressed: hide a closed table here (the refresh ending the update fills an open one)."""
+        placed = self._plot_parts[fig.id]
+        if placed.table is not None and not placed.toggle.value:
+            placed.table.visible = False
+
     def _show_table(self, fig):
-        _, toggle, table, _ = self._plot_parts[fig.id]
-        if toggle.value:
+        placed = self._plot_parts[fig.id]
+        if placed.toggle.value:
             title = html.escape(fig.title.text if fig.title is not None else "plot", quote=True)
-            table.object = (
+            markup = (
                 f'<div class="noiselab-data" tabindex="0" role="region" aria-label="Data table: {title}">'
                 f"{figure_table_html(fig, self.plotted_series(fig))}</div>"
             )
-        table.visible = toggle.value
+            if placed.table is None:
+                placed.table = pn.pane.HTML(markup, sizing_mode="stretch_width", stylesheets=[DATA_TABLE_CSS])
+                placed.block.append(placed.table)
+            elif placed.table.object != markup:
+                placed.table.object = markup
+        if placed.table is not None:
+            placed.table.visible = placed.toggle.value
 
     def refresh_descriptions(self):
         """Bring every placed figure's description (and its table, if shown) up to date."""
         for fig in self.figures:
-            if fig.id in self._plot_parts:
+            placed = self._plot_parts.get(fig.id)
+            if placed is not None:
                 self._describe(fig)
-                if self._plot_parts[fig.id][1].value:
+                if placed.toggle.value:
                     self._show_table(fig)
 
     def _on_present(self):

@@ -158,6 +158,13 @@ BUTTONS = (
 )
 
 
+def _placed(items: list, item, before) -> list:
+    """``items`` with ``item`` moved to just before ``before``."""
+    rest = [x for x in items if x is not item]
+    at = rest.index(before)
+    return [*rest[:at], item, *rest[at:]]
+
+
 class RewindView(BaseView):
     title = "Brownian rewind"
     explanation = (
@@ -223,6 +230,7 @@ class RewindView(BaseView):
             y_axis_label="released value",
         )
         self._neighbour_items = ("neighbour's f(x) (one person more)", "neighbour's stop, same releases")
+        self._neighbour_drawn = False
         self.fig_line.line(
             "t", "x", source=self.src_path, color=PALETTE["walk"], line_width=1.5, legend_label="latent walk"
         )
@@ -231,20 +239,11 @@ class RewindView(BaseView):
         )
         self.fig_line.add_layout(Span(location=0, dimension="width", line_color=PALETTE["truth"], line_dash="dashed"))
         self._draw_cutoff(self.fig_line, "t", "x", "public cut-off")
-        self.fig_line.line(
-            "t",
-            "x",
-            source=self.src_neighbour_truth,
-            color=PALETTE["neighbour"],
-            line_dash="dotted",
-            line_width=2,
-            legend_label=self._neighbour_items[0],
-        )
-        self.fig_line.scatter(
+        # the peek counter-example (a neighbour's f(x) and stop) is drawn when first chosen: _draw_neighbour
+        self._stop_mark = self.fig_line.scatter(
             "t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
         )
-        self._draw_neighbour_stop(self.fig_line, "t", "x")
-        self.fig_line.scatter(
+        self._now_mark = self.fig_line.scatter(
             "t",
             "x",
             source=self.src_now,
@@ -382,8 +381,33 @@ class RewindView(BaseView):
         for button, (action, label, _tip) in zip(getattr(self, "buttons", ()), BUTTONS, strict=False):
             button.label = SHORT_LABELS.get(action, label) if self.settings.present else label
 
+    def _draw_neighbour(self):
+        """Draw the peek counter-example on the line's figure, in the place (under the stop, under the
+        current release) and legend order it had when drawn with the figure: 18 models a page that never
+        peeks does without."""
+        fig = self.fig_line
+        truth = fig.line(
+            "t",
+            "x",
+            source=self.src_neighbour_truth,
+            color=PALETTE["neighbour"],
+            line_dash="dotted",
+            line_width=2,
+            legend_label=self._neighbour_items[0],
+        )
+        stop = self._draw_neighbour_stop(fig, "t", "x")
+        fig.renderers = _placed(_placed(fig.renderers, truth, self._stop_mark), stop, self._now_mark)
+        for legend in fig.legend:
+            by_renderer = {item.renderers[0].id: item for item in legend.items if item.renderers}
+            items = legend.items
+            for mark, before in ((truth, self._stop_mark), (stop, self._now_mark)):
+                if mark.id in by_renderer and before.id in by_renderer:
+                    items = _placed(items, by_renderer[mark.id], by_renderer[before.id])
+            legend.items = items
+        self._neighbour_drawn = True
+
     def _draw_neighbour_stop(self, fig, x, y):
-        fig.scatter(
+        return fig.scatter(
             x,
             y,
             source=self.src_neighbour,
@@ -567,6 +591,8 @@ class RewindView(BaseView):
                 self.walk_pane.append(self._plane_pane)
             elif not two and self._fig_plane is not None and self._plane_pane in self.walk_pane.objects:
                 self.walk_pane.remove(self._plane_pane)
+            if peek and not self._neighbour_drawn:
+                self._draw_neighbour()
             for fig in (self.fig_line, self._fig_plane):
                 if fig is not None:
                     self._show_neighbour_items(fig, peek)

@@ -100,15 +100,16 @@ def test_every_figure_is_placed_with_its_description_and_table_toggle(lab):
         for fig in view.figures:
             if fig.id not in view._plot_parts:  # the d = 2 plane is built on first use
                 continue
-            description, toggle, table, block = view._plot_parts[fig.id]
-            assert list(block)[1].object is fig
-            assert fig.title.text in html.unescape(description.object)
-            assert toggle.label == f"Data table: {fig.title.text}"
-            assert not table.visible
+            placed = view._plot_parts[fig.id]
+            assert list(placed.block)[1].object is fig
+            assert fig.title.text in html.unescape(placed.description.object)
+            assert placed.toggle.label == f"Data table: {fig.title.text}"
+            assert placed.table is None  # built when first opened
+            assert len(placed.block) == 3
 
 
 def _words(view, fig) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", view._plot_parts[fig.id][0].object))
+    return html.unescape(re.sub(r"<[^>]+>", "", view._plot_parts[fig.id].description.object))
 
 
 @pytest.mark.parametrize("epsilon", [0.05, 1.0, 20.0])
@@ -143,9 +144,11 @@ def test_the_table_toggle_shows_the_plotted_data(lab):
     """Shown on demand: one row per plotted point, the numbers to 6 significant digits, read from the
     view's own data (the densities the noise view computed)."""
     view = lab.noise
-    _, toggle, table, _ = view._plot_parts[view.fig_density.id]
+    placed = view._plot_parts[view.fig_density.id]
+    toggle = placed.toggle
     toggle.value = True
-    assert table.visible
+    table = placed.table
+    assert table.visible and list(placed.block)[-1] is table
     comparison = view.comparison
     rows = re.findall(r"<tr>(.*?)</tr>", table.object)
     assert len(rows) == 1 + len(comparison.x)  # the header row, then one per point
@@ -156,6 +159,9 @@ def test_the_table_toggle_shows_the_plotted_data(lab):
     assert "<caption>densities: Laplace, Staircase, Arete (1201 rows)</caption>" in table.object
     toggle.value = False
     assert not table.visible
+    toggle.value = True  # opened again: the same pane, shown
+    assert placed.table is table and table.visible and len(placed.block) == 4
+    toggle.value = False
 
 
 def test_the_rat_histograms_are_tabled_as_bars(lab):
@@ -163,8 +169,9 @@ def test_the_rat_histograms_are_tabled_as_bars(lab):
     words = _words(view, view.fig_hist)
     study = view.study
     assert "bars" in words
-    _, toggle, table, _ = view._plot_parts[view.fig_hist.id]
+    toggle = view._plot_parts[view.fig_hist.id].toggle
     toggle.value = True
+    table = view._plot_parts[view.fig_hist.id].table
     counts = [float(v) for v in re.findall(r"<td>([^<]*)</td></tr>", table.object)]
     assert sum(counts) == pytest.approx(3 * len(study.stop_rounds["RAT"]), rel=0.01)  # every run, per rule
     toggle.value = False
@@ -172,8 +179,9 @@ def test_the_rat_histograms_are_tabled_as_bars(lab):
 
 def test_the_experiments_box_plot_is_tabled_by_rule(lab):
     view = lab.experiments
-    _, toggle, table, _ = view._plot_parts[view.fig_stop.id]
+    toggle = view._plot_parts[view.fig_stop.id].toggle
     toggle.value = True
+    table = view._plot_parts[view.fig_stop.id].table
     assert '<th scope="col">stopping rule</th>' in table.object
     assert '<th scope="col">median</th>' in table.object
     assert "categories" in _words(view, view.fig_stop)

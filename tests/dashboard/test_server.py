@@ -649,7 +649,7 @@ def test_ctrl_c_while_a_command_starts_prints_one_line(command, delay, tmp_path)
         line
         for line in out.splitlines()
         if line.strip()
-        and not line.startswith(("noiselab: serving", "noiselab: Panel/Bokeh", "Launching"))
+        and not line.startswith(("noiselab: serving", "noiselab: Bokeh shortcuts", "Launching"))
         and not progress.match(line)
     ]
     assert len(lines) == 1 and "stopped" in lines[0], out[-3000:]
@@ -679,7 +679,7 @@ def test_ctrl_c_prints_one_line(delay):
     lines = [
         line
         for line in out.splitlines()
-        if not line.startswith(("noiselab: serving", "noiselab: Panel/Bokeh", "Launching server"))
+        if not line.startswith(("noiselab: serving", "noiselab: Bokeh shortcuts", "Launching server"))
     ]
     assert lines == ["noiselab: stopped"], out[-3000:]
 
@@ -925,91 +925,26 @@ def _all_subclasses(cls):
     return found
 
 
-def test_remembered_overridden_defaults_are_bokehs_own():
-    """The server keeps each Bokeh class's overridden defaults (``remember_overridden_defaults``): for every
-    model class, and for a class made afterwards, they equal Bokeh's own merge over the class's MRO, are
-    read-only, and give the same property defaults."""
-    import bokeh.models  # noqa: F401 (every model class defined)
+def test_direct_theme_reads_are_bokehs_own():
+    """The server reads a model's theme values directly (``read_themed_values_directly``), with Bokeh's own
+    answers for models never themed, themed by a document's theme and unthemed again; it is left out
+    where it would disagree."""
     from bokeh.core.has_props import HasProps
-    from bokeh.core.properties import Int, Override
-    from bokeh.models import Plot, Slider
-
-    from dashboard.serve import _ours, remember_overridden_defaults
-
-    original = HasProps.__dict__["_overridden_defaults"]
-    assert not _ours(original)  # compared below with Bokeh's own
-
-    def bokehs_merge(cls):  # Bokeh 3.9's code for it, restated
-        merged = {}
-        for klass in reversed(cls.__mro__):
-            merged.update(getattr(klass, "__overridden_defaults__", {}))
-        return merged
-
-    try:
-        if hasattr(HasProps, "__property_info__"):  # Bokeh 3.10 keeps them per class itself
-            assert remember_overridden_defaults() is False
-            assert HasProps.__dict__["_overridden_defaults"] is original
-        else:
-            assert remember_overridden_defaults() is True
-            assert remember_overridden_defaults() is True  # a second call changes nothing
-            assert HasProps.__dict__["_overridden_defaults"] is not original
-        classes = _all_subclasses(HasProps)
-        assert len(classes) > 300
-        for cls in classes:
-            assert dict(cls._overridden_defaults()) == bokehs_merge(cls) == original.__func__(cls), cls
-        assert Slider._overridden_defaults() is Slider._overridden_defaults()
-        if not hasattr(HasProps, "__property_info__"):
-            with pytest.raises(TypeError):
-                Plot._overridden_defaults()["width"] = 1
-
-        class Base(HasProps):
-            size = Int(3)
-
-        class Child(Base):
-            size = Override(default=7)
-
-        assert dict(Child._overridden_defaults()) == {"size": 7} and Child().size == 7 and Base().size == 3
-        assert Plot().width == 600 and Plot(width=300).width == 300
-    finally:
-        HasProps._overridden_defaults = original
-
-
-def test_direct_default_reads_are_bokehs_own():
-    """The server's two shortcuts in Bokeh's reads of a default give Bokeh's own answers: whether a
-    default is unstable, for every default and overridden default of every model class; a model's theme
-    values, for models never themed, themed by a document's theme and unthemed again; and each is left
-    out where it would disagree."""
-    import bokeh.models  # noqa: F401 (every model class defined)
-    from bokeh.core.has_props import HasProps
-    from bokeh.core.property.descriptors import PropertyDescriptor
     from bokeh.document import Document
     from bokeh.models import Range1d, Slider
     from bokeh.themes import Theme
 
-    from dashboard.serve import _ours, check_unstable_defaults_directly, read_themed_values_directly
+    from dashboard.shortcuts import _ours, read_themed_values_directly
 
     themed_values = HasProps.__dict__["themed_values"]
-    is_unstable = PropertyDescriptor.__dict__["is_unstable"]
-    assert not _ours(themed_values) and not _ours(is_unstable)  # compared below with Bokeh's own
+    assert not _ours(themed_values)  # compared below with Bokeh's own
     try:
         HasProps.themed_values = lambda self: {}  # a method the shortcut would not agree with
         assert read_themed_values_directly() is False
         assert HasProps.themed_values(Range1d()) == {}
         HasProps.themed_values = themed_values
         assert read_themed_values_directly() is True and read_themed_values_directly() is True
-        assert check_unstable_defaults_directly() is True and check_unstable_defaults_directly() is True
         assert HasProps.__dict__["themed_values"] is not themed_values
-        assert PropertyDescriptor.__dict__["is_unstable"] is not is_unstable
-
-        checked = 0
-        for cls in _all_subclasses(HasProps):
-            for name in cls.properties():
-                descriptor = cls.lookup(name)
-                values = [descriptor.property._default, cls.__overridden_defaults__.get(name)]
-                for value in values:
-                    assert PropertyDescriptor.is_unstable(value) == is_unstable.__func__(PropertyDescriptor, value)
-                    checked += 1
-        assert checked > 5000
 
         doc = Document()
         ranges = [Range1d(), Range1d(end=9.0)]
@@ -1030,7 +965,6 @@ def test_direct_default_reads_are_bokehs_own():
         assert ranges[0].start == 0 and ranges[0].end == 1 and ranges[1].end == 9.0
     finally:
         HasProps.themed_values = themed_values
-        PropertyDescriptor.is_unstable = is_unstable
 
 
 def _page_json() -> str:
@@ -1070,12 +1004,10 @@ def test_remembered_prepared_defaults_are_bokehs_own():
     from bokeh.models import Range1d
     from bokeh.themes import Theme
 
-    from dashboard.serve import PREPARED_KINDS, _ours, remember_prepared_defaults, take_bokeh_shortcuts
+    from dashboard.shortcuts import PREPARED_KINDS, _ours, remember_prepared_defaults, take_shortcuts
 
     originals = {
-        (HasProps, "_overridden_defaults"): HasProps.__dict__["_overridden_defaults"],
         (HasProps, "themed_values"): HasProps.__dict__["themed_values"],
-        (PropertyDescriptor, "is_unstable"): PropertyDescriptor.__dict__["is_unstable"],
         (PropertyDescriptor, "has_unstable_default"): PropertyDescriptor.__dict__["has_unstable_default"],
         (Property, "themed_default"): Property.__dict__["themed_default"],
         (util, "visit_value_and_its_immediate_references"): vars(util)["visit_value_and_its_immediate_references"],
@@ -1131,184 +1063,43 @@ def test_remembered_prepared_defaults_are_bokehs_own():
         doc.theme = None
         assert themed.start == 0
 
-        assert take_bokeh_shortcuts() == {
-            "remember_overridden_defaults": not hasattr(HasProps, "__property_info__"),  # Bokeh 3.10 keeps them
-            "read_themed_values_directly": True,
-            "check_unstable_defaults_directly": True,
-            "remember_prepared_defaults": True,
-            "walk_references_directly": True,
-        }
+        assert take_shortcuts("") == {"read_themed_values_directly": True, "remember_prepared_defaults": True}
         assert _page_json() == without
     finally:
         for (owner, name), value in originals.items():
             setattr(owner, name, value)
 
 
-def test_direct_reference_walk_is_bokehs_own():
-    """The server's walk of Bokeh's model graph (``walk_references_directly``) visits the same models in
-    the same order as Bokeh's own: for every property value of every model of a page, for nested
-    lists, tuples and dicts (models as keys too), a dataclass, and a ``HasProps`` that is not a model;
-    a replacement that disagrees on the probe is not installed."""
+def test_each_replacement_still_has_its_reason():
+    """Each replacement is kept while the Bokeh code it replaces still does the slow thing it avoids: this
+    fails when a Bokeh release changes that code (bokeh#15322, #15355), so the replacement is measured
+    again (``benchmarks/bench_shortcuts.py``) and kept only if it still saves 5% of a page build."""
+    import dis
+
     from bokeh.core.has_props import HasProps
-    from bokeh.core.properties import Instance, List
-    from bokeh.core.property.vectorization import Field
-    from bokeh.document import Document
-    from bokeh.model import util
-    from bokeh.models import Range1d
-    from panel.io.state import set_curdoc
+    from bokeh.core.property.bases import Property
+    from bokeh.core.property.descriptors import PropertyDescriptor
 
-    from dashboard.serve import _ours, walk_references_directly
+    from dashboard.shortcuts import SHORTCUTS, _ours
 
-    bokehs = vars(util)["visit_value_and_its_immediate_references"]
-    assert not _ours(bokehs)
+    def calls(function):
+        code = function.__code__
+        ops = {(i.opname, i.argval) for i in dis.get_instructions(code)}
+        return set(code.co_names), set(code.co_consts), ops
 
-    class Holder(HasProps):  # holds models without being one
-        first = Instance(Range1d)
-        more = List(Instance(Range1d))
-
-    models = [Range1d(name=f"r{k}") for k in range(6)]
-    crafted = [
-        models[0],
-        (1, "a", [models[1], (models[2],)], None, True, 2.5),
-        {models[3]: {"deeper": [models[4], models[3]]}, "x": 1},
-        Field("x", transform=models[5]),
-        Holder(first=models[2], more=[models[1], models[0]]),
-        [],
-        {},
-        Range1d,
-        object(),
-    ]
-    doc = Document()
-    with set_curdoc(doc):
-        create_app().server_doc(doc)
-    page_values = [value for model in doc.models for value in model.properties_with_values().values()]
-
-    def visits(walk, value):
-        seen = []
-        walk(value, seen.append)
-        return seen
-
-    try:
-        assert walk_references_directly() is True and walk_references_directly() is True
-        ours = vars(util)["visit_value_and_its_immediate_references"]
-        assert _ours(ours)
-        for value in [*crafted, crafted]:
-            assert visits(ours, value) == visits(bokehs, value), value
-        assert [len(visits(ours, value)) for value in crafted[:5]] == [1, 2, 3, 1, 3]
-        nonempty = 0
-        for value in page_values:
-            here = visits(ours, value)
-            assert here == visits(bokehs, value)
-            nonempty += bool(here)
-        assert len(page_values) > 5000 and nonempty > 200, (len(page_values), nonempty)
-        assert {m.id for m in util.collect_models(*doc.roots)} == {m.id for m in doc.models}
-    finally:
-        util.visit_value_and_its_immediate_references = bokehs
-
-    util.visit_value_and_its_immediate_references = lambda obj, visitor: None  # a walk that finds nothing
-    try:
-        assert walk_references_directly() is False  # its probe is judged against this one: they disagree
-    finally:
-        util.visit_value_and_its_immediate_references = bokehs
-
-
-def test_panel_shortcuts_are_panels_own():
-    """The server's two shortcuts in Panel (``take_panel_shortcuts``) answer as Panel's own methods do:
-    every Panel object of a page and every Panel class that can be made without arguments gathers the
-    same properties, in the same order; every config parameter reads the same outside a session and
-    in one, each session gets its own copy of the five style and script lists on its first read, and a
-    session's change stays in it; the page sent is identical; a disagreeing shortcut is not installed."""
-    from bokeh.document import Document
-    from panel.io.state import set_curdoc
-    from panel.reactive import Syncable
-
-    from dashboard.serve import (
-        PER_SESSION_LISTS,
-        _ours,
-        build_init_params_in_one_pass,
-        read_panel_config_without_import,
-        take_panel_shortcuts,
-    )
-
-    config_class = type(pn.config)
-    panels_init = Syncable.__dict__["_init_params"]
-    panels_read = config_class.__dict__["__getattribute__"]
-    assert not _ours(panels_init) and not _ours(panels_read)
-    without = _page_json()
-    doc = Document()
-    with set_curdoc(doc):
-        template = create_app()
-        template.server_doc(doc)
-    page_objects = {id(o): o for root in [*template.main, *template.sidebar] for o in pn.panel(root).select(Syncable)}
-    names = [name for name in pn.config.param if name != "name"]
-    try:
-        taken = {"build_init_params_in_one_pass": True, "read_panel_config_without_import": True}
-        assert take_panel_shortcuts() == taken and take_panel_shortcuts() == taken
-        ours_init = Syncable.__dict__["_init_params"]
-        ours_read = config_class.__dict__["__getattribute__"]
-        assert _ours(ours_init) and _ours(ours_read)
-
-        inherited = [o for o in page_objects.values() if type(o)._init_params is ours_init]
-        made = 0
-        for cls in _all_subclasses(Syncable):
-            if cls.__module__.startswith("panel.") and cls._init_params is ours_init:
-                try:
-                    inherited.append(cls())
-                    made += 1
-                except Exception:  # abstract, or needs arguments
-                    pass
-        for obj in inherited:
-            ours, panels = ours_init(obj), panels_init(obj)
-            assert list(ours.items()) == list(panels.items()), type(obj)
-        assert len(inherited) > 60 and made > 30, (len(inherited), made)
-
-        for name in names:  # outside a session: the very same objects
-            assert ours_read(pn.config, name) is panels_read(pn.config, name), name
-        sessions = object.__getattribute__(pn.config, "_session_config")
-        by_panel, by_ours = Document(), Document()
-        for session, read in ((by_panel, panels_read), (by_ours, ours_read)):
-            with set_curdoc(session):
-                for name in names:
-                    first, second = read(pn.config, name), read(pn.config, name)
-                    assert second is first or second == first, name
-                    if name in PER_SESSION_LISTS:
-                        assert second is first and first is not object.__getattribute__(pn.config, name), name
-        assert list(sessions[by_ours]) == list(sessions[by_panel])
-        assert set(PER_SESSION_LISTS) <= set(sessions[by_ours])
-        for name in names:
-            with set_curdoc(by_panel):
-                panels = panels_read(pn.config, name)
-            with set_curdoc(by_ours):
-                ours = ours_read(pn.config, name)
-            assert ours is panels or ours == panels, name
-
-        global_css = list(pn.config.raw_css)
-        with set_curdoc(by_ours):
-            pn.config.raw_css.append("p { color: red; }")
-            pn.config.sizing_mode = "stretch_both"
-            assert pn.config.raw_css[-1] == "p { color: red; }" and pn.config.sizing_mode == "stretch_both"
-        with set_curdoc(by_panel):
-            assert "p { color: red; }" not in pn.config.raw_css and pn.config.sizing_mode != "stretch_both"
-        assert pn.config.raw_css == global_css and pn.config.sizing_mode != "stretch_both"
-        sessions.pop(by_panel, None)
-        sessions.pop(by_ours, None)
-
-        assert _page_json() == without
-    finally:
-        Syncable._init_params = panels_init
-        config_class.__getattribute__ = panels_read
-
-    Syncable._init_params = lambda self: {}  # gathers nothing: the probes disagree
-    try:
-        assert build_init_params_in_one_pass() is False
-    finally:
-        Syncable._init_params = panels_init
-    config_class.__getattribute__ = lambda self, attr: object.__getattribute__(self, attr)  # nothing per session
-    try:
-        assert read_panel_config_without_import() is False
-    finally:
-        config_class.__getattribute__ = panels_read
-    assert Syncable.__dict__["_init_params"] is panels_init and config_class.__dict__["__getattribute__"] is panels_read
+    assert [f.__name__ for f in SHORTCUTS] == ["read_themed_values_directly", "remember_prepared_defaults"]
+    themed_values = vars(HasProps)["themed_values"]
+    themed_default = vars(Property)["themed_default"]
+    has_unstable_default = vars(PropertyDescriptor)["has_unstable_default"]
+    assert not any(_ours(f) for f in (themed_values, themed_default, has_unstable_default))  # Bokeh's own
+    # read_themed_values_directly: a getattr that fails through HasProps.__getattr__ for an unthemed model
+    names, consts, _ = calls(themed_values)
+    assert "getattr" in names and "__themed_values__" in consts and "__getattr__" in vars(HasProps)
+    # remember_prepared_defaults: every read copies, validates and transforms the default again
+    names, _, _ = calls(themed_default)
+    assert {"_overridden_defaults", "prepare_value"} <= names and {"_copy_default", "_raw_default"} <= names
+    names, _, _ = calls(has_unstable_default)
+    assert {"_may_have_unstable_default", "is_unstable", "__overridden_defaults__"} <= names
 
 
 def test_garbage_collection_is_tuned_once_before_serving():
@@ -1352,9 +1143,9 @@ def test_serve_queues_pages_and_trims_memory():
 SHORTCUT_PROBE = """
 import json, sys
 from bokeh.core.has_props import HasProps
-from dashboard import serve
-taken = serve.take_shortcuts(sys.argv[1] if len(sys.argv) > 1 else None)
-ours = serve._ours(vars(HasProps).get("themed_values"))
+from dashboard import shortcuts
+taken = shortcuts.take_shortcuts(sys.argv[1] if len(sys.argv) > 1 else None)
+ours = shortcuts._ours(vars(HasProps).get("themed_values"))
 print(json.dumps({"taken": taken, "themed_values_replaced": ours}))
 """
 
@@ -1365,11 +1156,8 @@ print(json.dumps({"taken": taken, "themed_values_replaced": ours}))
     [
         ("off", None, "all"),
         (None, "off", "all"),
-        (
-            "-read_themed_values_directly,-walk_references_directly",
-            None,
-            {"read_themed_values_directly", "walk_references_directly"},
-        ),
+        ("-read_themed_values_directly", None, {"read_themed_values_directly"}),
+        (None, "-remember_prepared_defaults", {"remember_prepared_defaults"}),
         (None, None, set()),
     ],
 )
@@ -1386,13 +1174,12 @@ def test_the_shortcuts_switch_takes_all_none_or_all_but_named(setting, env, expe
     args = [sys.executable, "-c", SHORTCUT_PROBE, *([setting] if setting is not None else [])]
     result = json.loads(subprocess.run(args, capture_output=True, text=True, check=True, env=environment).stdout)
     taken = result["taken"]
-    assert len(taken) == 7
+    assert list(taken) == ["read_themed_values_directly", "remember_prepared_defaults"]
     not_taken = {name for name, t in taken.items() if not t}
     if expect_off == "all":
         assert not_taken == set(taken) and not result["themed_values_replaced"]
     else:
-        # remember_overridden_defaults is not needed where Bokeh keeps them itself (3.10)
-        assert expect_off <= not_taken <= expect_off | {"remember_overridden_defaults"}
+        assert not_taken == expect_off
         assert result["themed_values_replaced"] == ("read_themed_values_directly" not in expect_off)
 
 
@@ -1412,4 +1199,4 @@ def test_a_bad_shortcuts_setting_is_named_and_the_banner_says_what_was_taken(tmp
         proc.terminate()
         proc.wait(timeout=30)
     text = log.read_text()
-    assert "Panel/Bokeh shortcuts taken: none" in text and "Traceback" not in text
+    assert "Bokeh shortcuts taken: none" in text and "Traceback" not in text

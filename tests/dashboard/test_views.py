@@ -103,6 +103,34 @@ def test_rewind_follows_settings_and_frames():
     assert plane_shown() and len(view.walk_pane.objects) == 2
 
 
+def test_the_peek_counter_example_is_drawn_when_first_chosen_where_it_always_was():
+    """A page that never peeks carries none of the counter-example's models; the first peek draws it
+    once, under the stop star and the current release and in the legend's order it had when drawn with
+    the figure; another rule hides its legend entries and a second peek adds nothing."""
+    lab = NoiseLab()
+    view = lab.rewind
+    fig = view.fig_line
+    doc = Document()
+    doc.add_root(fig)
+    before = len(doc.models)
+    assert view.src_neighbour_truth not in doc.models and view.src_neighbour not in doc.models
+    lab.settings.stop_rule = "peek"
+    labels = [item.label.value for item in fig.legend[0].items]
+    truth, stop = view._neighbour_items
+    assert labels.index(truth) < labels.index("stop") < labels.index(stop) < labels.index("current release")
+    order = [getattr(r, "data_source", None) for r in fig.renderers]
+    assert order.index(view.src_neighbour_truth) < order.index(view.src_stop) < order.index(view.src_neighbour)
+    assert order.index(view.src_neighbour) < order.index(view.src_now)
+    assert len(view.src_neighbour_truth.data["t"]) == 2 and len(doc.models) - before >= 14
+    renderers = len(fig.renderers)
+    lab.settings.stop_rule = "decide"
+    shown = {item.label.value: item.visible for item in fig.legend[0].items}
+    assert not shown[truth] and not shown[stop] and shown["stop"]
+    lab.settings.stop_rule = "peek"
+    assert len(fig.renderers) == renderers
+    assert all(item.visible for item in fig.legend[0].items if item.label.value in (truth, stop))
+
+
 @pytest.mark.sweep
 def test_heavy_views_refresh_on_commit_only():
     lab = NoiseLab()
