@@ -17,7 +17,7 @@ from importlib import resources
 
 import panel as pn
 import param
-from bokeh.models import CustomJS
+from bokeh.models import CustomJS, ImportedStyleSheet, UIElement
 from panel.io.location import Location
 from panel.io.resources import LOCAL_DIST
 from panel.links import Callback
@@ -746,6 +746,7 @@ def _server_doc_in_one_pass(template, server_doc, doc=None, title=None, location
         return server_doc(doc, title, location)
     with doc.models.freeze():
         result = server_doc(doc, title, location)
+    _one_sheet_per_address(doc)
     # Panel adds the template's root to a process-wide list and never takes it out (its clean-up looks in
     # a map nothing fills): filled here, Panel's own clean-up removes it when the session ends. Found by
     # its document, not by position: Bokeh 3.10 builds and ends sessions on several threads at once.
@@ -753,6 +754,31 @@ def _server_doc_in_one_pass(template, server_doc, doc=None, title=None, location
         if pn.state._views.get(ref, (None, None, None))[2] is doc:
             template._refs[doc] = ref
     return result
+
+
+def _one_sheet_per_address(doc) -> int:
+    """Share one style-sheet model per address among a page's models. Panel 1.10 looks up its per-document
+    sheet cache through a model's document, which a model built inside the freeze above does not have yet:
+    every Column, Button and pane restyled during the build got sheets of its own (143 extra models a
+    first page on 1.10.0; none on 1.9.4, where the cache is found through the current document). Returns
+    how many sheets were replaced."""
+    canonical, replaced = {}, 0
+    with doc.models.freeze():
+        for model in list(doc.models):
+            if not isinstance(model, UIElement):
+                continue
+            sheets = model.stylesheets
+            if not sheets:
+                continue
+            shared = []
+            for sheet in sheets:
+                if isinstance(sheet, ImportedStyleSheet):
+                    sheet = canonical.setdefault(sheet.url, sheet)
+                shared.append(sheet)
+            if any(a is not b for a, b in zip(shared, sheets, strict=True)):
+                replaced += sum(a is not b for a, b in zip(shared, sheets, strict=True))
+                model.stylesheets = shared
+    return replaced
 
 
 MAX_ADDRESS_VALUE = 64  # characters: longer address values are refused unread
