@@ -762,6 +762,9 @@ def _one_sheet_per_address(doc) -> int:
     every Column, Button and pane restyled during the build got sheets of its own (143 extra models a
     first page on 1.10.0; none on 1.9.4, where the cache is found through the current document). Returns
     how many sheets were replaced."""
+    sheets = [model for model in doc.models if type(model) is ImportedStyleSheet]
+    if len(sheets) == len({sheet.url for sheet in sheets}):  # Panel 1.9: nothing to share
+        return 0
     canonical, replaced = {}, 0
     with doc.models.freeze():
         for model in list(doc.models):
