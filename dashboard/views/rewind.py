@@ -383,8 +383,8 @@ class RewindView(BaseView):
 
     def _draw_neighbour(self):
         """Draw the peek counter-example on the line's figure, in the place (under the stop, under the
-        current release) and legend order it had when drawn with the figure: 18 models a page that never
-        peeks does without."""
+        current release) and legend order it had when drawn with the figure: 20 models (Bokeh 3.9) that a
+        page which never peeks does without."""
         fig = self.fig_line
         truth = fig.line(
             "t",
