@@ -158,6 +158,9 @@ BUTTONS = (
 )
 
 
+CUTOFF_LABELS = ("public cut-off", "public cut-off (coordinate 1)")  # on the line's figure, on the plane's
+
+
 def _placed(items: list, item, before) -> list:
     """``items`` with ``item`` moved to just before ``before``."""
     rest = [x for x in items if x is not item]
@@ -238,7 +241,7 @@ class RewindView(BaseView):
             "t", "x", source=self.src_frames, size=3, color=PALETTE["release"], legend_label="release times"
         )
         self.fig_line.add_layout(Span(location=0, dimension="width", line_color=PALETTE["truth"], line_dash="dashed"))
-        self._draw_cutoff(self.fig_line, "t", "x", "public cut-off")
+        self._draw_cutoff(self.fig_line, "t", "x", CUTOFF_LABELS[0])
         # the peek counter-example (a neighbour's f(x) and stop) is drawn when first chosen: _draw_neighbour
         self._stop_mark = self.fig_line.scatter(
             "t", "x", source=self.src_stop, marker="star", size=16, color=PALETTE["stop"], legend_label="stop"
@@ -419,12 +422,14 @@ class RewindView(BaseView):
             legend_label=self._neighbour_items[1],
         )
 
-    def _show_neighbour_items(self, fig, shown: bool):
-        """The counter-example's legend entries only while it is drawn."""
+    @staticmethod
+    def _show_legend_items(fig, labels, shown: bool):
+        """Legend entries for what is drawn only under some rules (the peek counter-example, the decision's
+        cut-off) only while it is drawn."""
         for legend in fig.legend:
             for item in legend.items:
                 label = getattr(item.label, "value", None)
-                if label in self._neighbour_items and item.visible != shown:
+                if label in labels and item.visible != shown:
                     item.visible = shown
 
     def _draw_cutoff(self, fig, x, y, label):
@@ -457,7 +462,7 @@ class RewindView(BaseView):
             fig.scatter(
                 [0.0], [0.0], marker="cross", size=16, line_width=3, color=PALETTE["truth"], legend_label="f(x)"
             )
-            self._draw_cutoff(fig, "x", "y", "public cut-off (coordinate 1)")
+            self._draw_cutoff(fig, "x", "y", CUTOFF_LABELS[1])
             fig.scatter(
                 "x",
                 "y",
@@ -595,7 +600,8 @@ class RewindView(BaseView):
                 self._draw_neighbour()
             for fig in (self.fig_line, self._fig_plane):
                 if fig is not None:
-                    self._show_neighbour_items(fig, peek)
+                    self._show_legend_items(fig, self._neighbour_items, peek)
+                    self._show_legend_items(fig, CUTOFF_LABELS, sc.stop_rule == "decide")
             self.question.object = mark_terms(
                 example_line(example, cutoff=sc.cutoff, sensitivity=sc.sensitivity, question=sc.stop_rule == "decide")
             )

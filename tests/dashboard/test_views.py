@@ -123,9 +123,10 @@ def test_the_peek_counter_example_is_drawn_when_first_chosen_where_it_always_was
     assert order.index(view.src_neighbour) < order.index(view.src_now)
     assert len(view.src_neighbour_truth.data["t"]) == 2 and len(doc.models) - before >= 14
     renderers = len(fig.renderers)
+    assert not {item.label.value: item.visible for item in fig.legend[0].items}["public cut-off"]  # not drawn
     lab.settings.stop_rule = "decide"
     shown = {item.label.value: item.visible for item in fig.legend[0].items}
-    assert not shown[truth] and not shown[stop] and shown["stop"]
+    assert not shown[truth] and not shown[stop] and shown["stop"] and shown["public cut-off"]
     lab.settings.stop_rule = "peek"
     assert len(fig.renderers) == renderers
     assert all(item.visible for item in fig.legend[0].items if item.label.value in (truth, stop))

@@ -5,7 +5,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import bokeh_value, settle, show_tab, wait_for_app
+from tests.ui.conftest import ARTIFACTS, bokeh_value, settle, show_tab, wait_for_app
 
 pytestmark = pytest.mark.ui
 
@@ -190,6 +190,41 @@ def test_d2_shows_the_plane_without_an_error(watched_page, server_url):
     settle(page)
     assert page.get_by_text("cannot be shown", exact=False).count() == 0
     assert page.get_by_text("Something went wrong", exact=False).count() == 0
+    assert page.problems == []
+
+
+def test_the_peek_counter_example_is_drawn_in_the_browser_when_first_chosen(watched_page, server_url):
+    """The peek rule's counter-example joins the walk plot when first chosen (it is not sent with the page):
+    in the browser its two renderers appear under the stop star and the current release, with their legend
+    entries, and another rule hides the entries again."""
+    page = watched_page
+    page.goto(server_url)
+    wait_for_app(page)
+    labels_js = """() => {
+      const fig = [...Bokeh.documents[0].all_models].find((m) => m.title && m.title.text === 'f(x) + B(t) against t');
+      return fig.renderers.map((r) => (r.data_source && r.data_source.name) || (r.data_source && r.data_source.data.t
+        ? 'n' + r.data_source.data.t.length : '?'));
+    }"""
+    legend_js = """() => {
+      const fig = [...Bokeh.documents[0].all_models].find((m) => m.title && m.title.text === 'f(x) + B(t) against t');
+      const legend = [...fig.center, ...fig.below, ...fig.above, ...fig.right].find((m) => m.type === 'Legend');
+      return legend.items.filter((i) => i.visible).map((i) => i.label.value);
+    }"""
+    before = page.evaluate(labels_js)
+    assert not any("neighbour" in label for label in page.evaluate(legend_js))
+    page.get_by_text("peek (not private)", exact=True).first.click()
+    page.wait_for_function(f"() => ({labels_js})().length === {len(before) + 2}", timeout=15_000)
+    settle(page)
+    legend = page.evaluate(legend_js)
+    truth, stop = "neighbour's f(x) (one person more)", "neighbour's stop, same releases"
+    assert legend.index(truth) < legend.index("stop") < legend.index(stop) < legend.index("current release"), legend
+    assert "public cut-off" not in legend  # the peek rule draws no cut-off: no legend entry for one
+    order = page.evaluate(labels_js)
+    assert order.index("rewind-stop") < order.index("rewind-now") and order[-1] == "rewind-now", order
+    page.get_by_text("Data table: f(x) + B(t) against t", exact=True).first.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "peek-counter-example.png"))
+    page.get_by_text("decide from the releases", exact=True).first.click()
+    page.wait_for_function(f'() => !({legend_js})().includes("{truth}")', timeout=15_000)
     assert page.problems == []
 
 
