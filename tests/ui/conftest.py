@@ -111,8 +111,25 @@ def watched_page(page):
         if msg.type == "error":
             problems.append(f"console: {msg.text}")
 
+    # a request the browser aborted because the page went to another address (page.goto, Back) after it
+    # started is not a failure; any other failed request is
+    navigations = {"count": 0}
+    started = {}
+
+    def on_request(req):
+        if req.is_navigation_request() and req.frame == page.main_frame:
+            navigations["count"] += 1
+        started[req] = navigations["count"]
+
+    def on_failed(req):
+        left = started.pop(req, navigations["count"]) != navigations["count"]
+        if not (left and req.failure == "net::ERR_ABORTED"):
+            problems.append(f"failed: {req.url} ({req.failure})")
+
     page.on("console", on_console)
-    page.on("requestfailed", lambda req: problems.append(f"failed: {req.url}"))
+    page.on("request", on_request)
+    page.on("requestfinished", lambda req: started.pop(req, None))
+    page.on("requestfailed", on_failed)
     page.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
     page.problems, page.console = problems, console
     return page

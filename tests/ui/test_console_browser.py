@@ -48,3 +48,28 @@ def test_a_walk_over_every_tab_tour_step_and_preset_logs_no_warning(watched_page
         settle(page, timeout=120_000)
     assert not warnings, f"{len(warnings)} console warnings, e.g. {warnings[:5]}"
     assert not page.problems, page.problems
+
+
+def test_a_failed_request_is_a_problem_but_one_cut_short_by_leaving_the_page_is_not(watched_page, server_url):
+    """The browser tests count every failed request as a problem, except one the browser aborted because the
+    page went to another address after it started (a spinner image requested just before ``page.goto``)."""
+    page = watched_page
+    held, every_failure = [], []
+    page.on("requestfailed", lambda req: every_failure.append((req.url, req.failure)))
+    page.route("**/held-asset.svg", lambda route: held.append(route))  # never answered: pending until left
+    page.route("**/refused-asset.svg", lambda route: route.abort("connectionrefused"))
+    page.goto(server_url)
+    wait_for_app(page)
+    page.evaluate("() => { new Image().src = '/refused-asset.svg'; new Image().src = '/held-asset.svg'; }")
+    deadline = 50
+    while not held and deadline:
+        page.wait_for_timeout(100)
+        deadline -= 1
+    assert held, "the held request never started"
+    page.goto(f"{server_url}?tab=1")
+    wait_for_app(page)
+    refused = [p for p in page.problems if "refused-asset" in p]
+    assert len(refused) == 1 and "ERR_CONNECTION_REFUSED" in refused[0], page.problems
+    assert not [p for p in page.problems if "held-asset" in p], page.problems
+    page.wait_for_timeout(200)
+    assert any("held-asset" in url and failure == "net::ERR_ABORTED" for url, failure in every_failure), every_failure
