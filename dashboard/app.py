@@ -758,28 +758,23 @@ def _server_doc_in_one_pass(template, server_doc, doc=None, title=None, location
 
 def _one_sheet_per_address(doc) -> int:
     """Share one style-sheet model per address among a page's models. Panel 1.10 looks up its per-document
-    sheet cache through a model's document, which a model built inside the freeze above does not have yet:
-    every Column, Button and pane restyled during the build got sheets of its own (143 extra models a
-    first page on 1.10.0; none on 1.9.4, where the cache is found through the current document). Returns
-    how many sheets were replaced."""
+    sheet cache through a model's document, which a model built inside ``_server_doc_in_one_pass``'s freeze
+    does not have yet: every Column, Button and pane restyled during the build got sheets of its own (143
+    extra models a first page on 1.10.0; none on 1.9.4, where the cache is found through the current
+    document). Returns how many sheets were replaced."""
     sheets = [model for model in doc.models if type(model) is ImportedStyleSheet]
     if len(sheets) == len({sheet.url for sheet in sheets}):  # Panel 1.9: nothing to share
         return 0
     canonical, replaced = {}, 0
     with doc.models.freeze():
         for model in list(doc.models):
-            if not isinstance(model, UIElement):
+            if not isinstance(model, UIElement) or not model.stylesheets:
                 continue
-            sheets = model.stylesheets
-            if not sheets:
-                continue
-            shared = []
-            for sheet in sheets:
-                if isinstance(sheet, ImportedStyleSheet):
-                    sheet = canonical.setdefault(sheet.url, sheet)
-                shared.append(sheet)
-            if any(a is not b for a, b in zip(shared, sheets, strict=True)):
-                replaced += sum(a is not b for a, b in zip(shared, sheets, strict=True))
+            own = model.stylesheets
+            shared = [canonical.setdefault(s.url, s) if isinstance(s, ImportedStyleSheet) else s for s in own]
+            changed = sum(a is not b for a, b in zip(shared, own, strict=True))
+            if changed:
+                replaced += changed
                 model.stylesheets = shared
     return replaced
 

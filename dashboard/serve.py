@@ -356,7 +356,7 @@ def main(argv=None):
     parser.add_argument(
         "--no-shortcuts",
         action="store_true",
-        help="leave Panel's and Bokeh's internals as they ship (see NOISELAB_SHORTCUTS in docs/serving.md)",
+        help="leave Bokeh's internals as they ship (see NOISELAB_SHORTCUTS in docs/serving.md)",
     )
     args = parser.parse_args(argv)
     parent = os.getpid()
