@@ -17,10 +17,14 @@ pulled (the PULL-DOC-REPLY received), as a browser does (``bench_load.Student``)
 Two floors by default: the minimal app served plainly, and served the same way as the lab ("floor, lab
 settings": Bokeh validation and diagnostics off, the lab's shortcuts, its garbage-collector tuning and the C
 allocator); ``--shortcuts-off`` adds the lab served with Panel and Bokeh as they ship, and ``--leave-out NAME``
-the lab without one of its replacements (``benchmarks/bench_shortcuts.py`` measures each in process).
+the lab without one of its replacements (``benchmarks/bench_shortcuts.py`` measures each in process), and
+``--inventory`` the lab's first-screen inventory of Panel objects and figures with Panel's defaults and no
+logic (``floor_app.py --inventory``), on the lab's settings and plainly: what the lab's content costs;
+``--reuse-sessions`` that inventory with Panel's ``reuse_sessions`` on (every page opens the bare link).
 
 Run: python benchmarks/bench_page.py [--quick] [--procs 1 2] [--bursts 20 50] [--no-browser] [--lab NAME=DIR ...]
-    [--shortcuts-off] [--leave-out NAME ...] [--no-floor-lab-settings]
+    [--shortcuts-off] [--leave-out NAME ...] [--no-floor-lab-settings] [--inventory]
+    [--reuse-sessions]
 ``--lab before=/tmp/old`` adds another checkout (e.g. ``git archive`` of an older commit) to compare.
 """
 
@@ -293,6 +297,29 @@ async def run(labs, procs, args):
                 "floor, lab settings", ROOT, procs, floor=True, extra=["--lab-settings"], env={"PYTHONMALLOC": "malloc"}
             )
         )
+    if args.inventory:  # the lab's first-screen inventory with Panel's defaults: what its content costs
+        servers.append(
+            Server(
+                "inventory, lab settings",
+                ROOT,
+                procs,
+                floor=True,
+                extra=["--inventory", "--lab-settings"],
+                env={"PYTHONMALLOC": "malloc"},
+            )
+        )
+        servers.append(Server("inventory", ROOT, procs, floor=True, extra=["--inventory"]))
+    if args.reuse_sessions:  # Panel's own page-open switch, on the inventory (the lab's content)
+        servers.append(
+            Server(
+                "inventory, lab settings, reuse_sessions",
+                ROOT,
+                procs,
+                floor=True,
+                extra=["--inventory", "--lab-settings", "--reuse-sessions"],
+                env={"PYTHONMALLOC": "malloc"},
+            )
+        )
     for server in servers:
         server.start()
     try:
@@ -314,6 +341,11 @@ async def run(labs, procs, args):
         if "floor, lab settings" in facts:
             same = facts["floor, lab settings"][0]
             print(row("... against the floor on the lab's settings", [f"{facts[n][0] / same:.2f}x" for n in names]))
+        if "inventory, lab settings" in facts:
+            same = facts["inventory, lab settings"][0]
+            print(row("... against the inventory on the lab's settings", [f"{facts[n][0] / same:.2f}x" for n in names]))
+            plain = facts["inventory"][0]
+            print(row("... against the inventory served plainly", [f"{facts[n][0] / plain:.2f}x" for n in names]))
         print(row("HTML bytes", [f"{facts[n][1]:,}" for n in names]))
         print(row("models", [str(facts[n][2]) for n in names]))
         for n in args.bursts:
@@ -389,6 +421,17 @@ def main(argv=None):
         dest="floor_lab_settings",
         action="store_false",
         help="skip the second floor (the minimal app on the lab's server settings and allocator)",
+    )
+    parser.add_argument(
+        "--inventory",
+        action="store_true",
+        help="also serve the lab's first-screen inventory with Panel's defaults (floor_app.py --inventory), "
+        "on the lab's settings and plainly",
+    )
+    parser.add_argument(
+        "--reuse-sessions",
+        action="store_true",
+        help="also serve the inventory on the lab's settings with Panel's reuse_sessions (bare links share a render)",
     )
     parser.add_argument("--shortcuts-off", action="store_true", help="also serve the lab with NOISELAB_SHORTCUTS=off")
     parser.add_argument(

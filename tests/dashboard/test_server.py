@@ -1102,6 +1102,56 @@ def test_a_page_shares_one_style_sheet_model_per_address():
     assert _one_sheet_per_address(doc) == 0
 
 
+def _first_page_inventory(create):
+    """The Panel objects a page renders (by kind) and its Bokeh models, for a page built by ``create()``."""
+    from collections import Counter
+
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+    from panel.viewable import Viewable
+
+    created = []
+    init = Viewable.__init__
+
+    def counted(self, *args, **kwargs):
+        created.append(self)
+        init(self, *args, **kwargs)
+
+    Viewable.__init__ = counted
+    try:
+        doc = Document()
+        with set_curdoc(doc):
+            create().server_doc(doc)
+    finally:
+        Viewable.__init__ = init
+    rendered = Counter(type(o).__name__ for o in created if o._models)
+    return rendered, len(doc.models)
+
+
+def test_the_inventory_floor_has_the_lab_first_screen_inventory():
+    """``benchmarks/floor_app.py --inventory`` says it renders as many Panel objects of each kind as the
+    lab's first screen, and figures like its three: its cost is then what that content costs in Panel.
+    This fails when the lab's first screen changes, so the floor is brought along: the same number of
+    Panel objects (within 3), of widgets of each kind exactly, text panes within 3, Bokeh models within 5%."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        import floor_app
+    finally:
+        sys.path.pop(0)
+
+    lab, lab_models = _first_page_inventory(create_app)
+    floor, floor_models = _first_page_inventory(floor_app.create_inventory)
+    assert abs(sum(lab.values()) - sum(floor.values())) <= 3, (lab, floor)
+    widgets = ("Button", "Toggle", "FloatSlider", "IntSlider", "TooltipIcon", "Select", "RadioButtonGroup")
+    widgets += ("IntInput", "FileDownload", "Tabs", "Card", "Bokeh", "FlexBox", "LaTeX")
+    assert {k: lab[k] for k in widgets} == {k: floor[k] for k in widgets}
+    text = ("HTML", "Text", "Markdown", "Str", "TextAlert", "Alert")
+    assert abs(sum(lab[k] for k in text) - sum(floor[k] for k in text)) <= 3, (lab, floor)
+    assert abs(lab_models - floor_models) <= 0.05 * lab_models, (lab_models, floor_models)
+    minimal, minimal_models = _first_page_inventory(floor_app.create_floor)
+    assert sum(minimal.values()) < 12 and minimal_models < 60  # the minimal floor it is set against
+
+
 def test_each_replacement_still_has_its_reason():
     """Each replacement is kept while the Bokeh code it replaces still does the slow thing it avoids: this
     fails when a Bokeh release changes that code (bokeh#15322, #15355), so the replacement is measured
