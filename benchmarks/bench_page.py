@@ -11,8 +11,9 @@ pulled (the PULL-DOC-REPLY received), as a browser does (``bench_load.Student``)
   * (the lab) the first show of each other tab and each preset, in a warm process: from the change sent
     to the last message of its answer (the server quiet for ``QUIET`` s);
   * memory (resident size) after 20 and after ``--cycles`` page open/close cycles;
-  * in headless Chromium (Debian's ``chromium``), a key press on a slider until the plot's data has changed
-    in the page (the lab's epsilon on its Privacy boundaries tab; the floor's first slider).
+  * in headless Chromium (Debian's ``chromium``), ``--chromium N`` pages opened at once (server CPU per page
+    until idle, the last page showing its first plot's data), and a key press on a slider until the plot's
+    data has changed in the page (the lab's epsilon on its Privacy boundaries tab; the floor's first slider).
 
 Two floors by default: the minimal app served plainly, and served the same way as the lab ("floor, lab
 settings": Bokeh validation and diagnostics off, the lab's shortcuts, its garbage-collector tuning and the C
@@ -204,6 +205,52 @@ async def burst(server, n):
 REDRAWN = {"floor": ("floor-line", "y", 10), "lab": ("boundary-psi", "linear", 0)}
 
 
+# a page is ready when this source of its first plot has data (the lab's walk; the floors' line)
+READY = {"floor": ("floor-line", "y"), "lab": ("rewind-path", "t")}
+
+
+async def open_in_chromium(context, url, ready, start) -> float:
+    """Open ``url`` in a new page of ``context``: seconds from ``start`` until ``ready`` holds there."""
+    page = await context.new_page()
+    await page.goto(url, timeout=600_000)
+    await page.wait_for_function(ready, timeout=600_000)
+    return time.perf_counter() - start
+
+
+async def chromium_pages(servers, n=10, rounds=2):
+    """``n`` headless Chromium pages opened at once on each server in turn (``rounds`` times): server CPU
+    per page until the server is idle again, and seconds until the last page shows its first plot's data."""
+    import shutil
+
+    from playwright.async_api import async_playwright
+
+    cpu = {s.name: [] for s in servers}
+    last = {s.name: [] for s in servers}
+    async with async_playwright() as play:
+        chrome = await play.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu"]
+        )
+        for _ in range(rounds):
+            for server in servers:
+                name, column = READY["floor" if server.floor else "lab"]
+                ready = (
+                    "() => { const d = window.Bokeh && Bokeh.documents[0];"
+                    f" const m = d && d.get_model_by_name('{name}'); return !!(m && m.data.{column}.length > 0); }}"
+                )
+                context = await chrome.new_context(viewport={"width": 1400, "height": 1000})
+                before = cpu_seconds(server.proc.pid)
+                start = time.perf_counter()
+                pages = (open_in_chromium(context, server.base + "/", ready, start) for _ in range(n))
+                times = await asyncio.gather(*pages)
+                await settle(server)
+                cpu[server.name].append((cpu_seconds(server.proc.pid) - before) / n)
+                last[server.name].append(max(times))
+                await context.close()
+                await asyncio.sleep(2)
+        await chrome.close()
+    return {name: (float(np.median(cpu[name])), float(np.median(last[name]))) for name in cpu}
+
+
 async def slider_redraws(servers, rounds=5, presses=5):
     """In headless Chromium: a key press on the first slider until the plot's data has changed in the
     page, the servers in turn (``rounds`` x ``presses`` each); the lab on its Privacy boundaries tab."""
@@ -369,6 +416,23 @@ async def run(labs, procs, args):
                     [f"{results[x][3]:.2f} s ({results[x][3] / fl[3]:.1f}x)" for x in names],
                 )
             )
+        if args.chromium:
+            shown = await chromium_pages(servers, args.chromium)
+            same = shown.get("floor, lab settings", shown["floor"])[0]
+            print(
+                row(
+                    f"{args.chromium} Chromium pages at once: server CPU per page / last ready",
+                    [f"{shown[x][0]:.3f} s ({shown[x][0] / same:.2f}x) / {shown[x][1]:.1f} s" for x in names],
+                )
+            )
+            if "inventory, lab settings" in shown:
+                inventory = shown["inventory, lab settings"][0]
+                print(
+                    row(
+                        "... CPU against the inventory on the lab's settings",
+                        [f"{shown[x][0] / inventory:.2f}x" for x in names],
+                    )
+                )
         if procs == 1 and args.browser:
             times = await slider_redraws(servers)
             floor_median = np.median(times["floor"])
@@ -414,6 +478,14 @@ def main(argv=None):
     parser.add_argument("--no-browser", dest="browser", action="store_false", help="skip the Chromium redraws")
     parser.add_argument(
         "--lab", action="append", default=[], metavar="NAME=DIR", help="another checkout to serve (repeatable)"
+    )
+    parser.add_argument(
+        "--chromium",
+        type=int,
+        default=10,
+        metavar="N",
+        help="N headless Chromium pages opened at once on each server, twice: server CPU per page until idle "
+        "and the last page ready (0: skip; ratios against the floor on the lab's settings)",
     )
     parser.add_argument("--quick", action="store_true", help="1 process, a burst of 20, 5 pages, 60 cycles")
     parser.add_argument(

@@ -57,7 +57,7 @@ def create_inventory():
             y_axis_type="log" if y_log else "linear",
         )
         for k in range(lines):
-            source = ColumnDataSource({"x": x, "y": np.exp(np.sin(x + k))})
+            source = ColumnDataSource({"x": x, "y": np.exp(np.sin(x + k))}, name="floor-line" if not sources else None)
             sources.append(source)
             fig.line("x", "y", source=source, legend_label=f"series {k}")
         fig.add_layout(fig.legend[0], "below")
