@@ -20,7 +20,8 @@ settings": Bokeh validation and diagnostics off, the lab's shortcuts, its garbag
 allocator); ``--shortcuts-off`` adds the lab served with Panel and Bokeh as they ship, and ``--leave-out NAME``
 the lab without one of its replacements (``benchmarks/bench_shortcuts.py`` measures each in process), and
 ``--inventory`` the lab's first-screen inventory of Panel objects and figures with Panel's defaults and no
-logic (``floor_app.py --inventory``), on the lab's settings and plainly: what the lab's content costs;
+logic (``floor_app.py --inventory``), on the lab's settings and plainly: what the lab's content costs (and
+on the lab's settings attached in one pass as the lab attaches its page: what the lab's own work adds);
 ``--reuse-sessions`` that inventory with Panel's ``reuse_sessions`` on (every page opens the bare link).
 
 Run: python benchmarks/bench_page.py [--quick] [--procs 1 2] [--bursts 20 50] [--no-browser] [--lab NAME=DIR ...]
@@ -356,6 +357,16 @@ async def run(labs, procs, args):
             )
         )
         servers.append(Server("inventory", ROOT, procs, floor=True, extra=["--inventory"]))
+        servers.append(  # and attached as the lab attaches its page: what the lab's own work adds
+            Server(
+                "inventory, lab settings, one pass",
+                ROOT,
+                procs,
+                floor=True,
+                extra=["--inventory", "--lab-settings", "--one-pass"],
+                env={"PYTHONMALLOC": "malloc"},
+            )
+        )
     if args.reuse_sessions:  # Panel's own page-open switch, on the inventory (the lab's content)
         servers.append(
             Server(

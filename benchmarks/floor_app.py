@@ -6,6 +6,7 @@ defaults and no logic: as many Panel objects of each kind as the lab's first scr
 6 toggles, 6 sliders, 5 tooltip icons, 19 text panes, 2 selects, 2 radio groups, 2 cards, 5 tabs, rows and
 columns) and three figures with the lab's renderers (5, 3 and 3 lines, legends below, four tools). It is
 what showing that much with Panel costs, whatever the app does: the floor for the lab's content.
+``--one-pass`` attaches the page the way the lab attaches its own (one recomputation of Bokeh's model graph).
 
 ``--lab-settings`` serves it the way ``dashboard.serve`` serves the lab: Bokeh's document validation and
 error diagnostics off, the lab's Bokeh shortcuts (``take_shortcuts``) and garbage-collector tuning
@@ -17,6 +18,7 @@ Run: python benchmarks/floor_app.py --port 5007 [--num-procs N] [--lab-settings]
 from __future__ import annotations
 
 import argparse
+import functools
 
 import numpy as np
 import panel as pn
@@ -103,6 +105,20 @@ def create_inventory():
     return pn.template.BootstrapTemplate(title="floor", sidebar=sidebar, main=[pn.Column(top), pn.Column(tabs)])
 
 
+def attached_in_one_pass(factory):
+    """``factory`` with its page attached the way the lab attaches its own (``dashboard.app``'s one pass:
+    Bokeh's model graph recomputed once rather than after each root and link)."""
+
+    def build():
+        from dashboard.app import _server_doc_in_one_pass
+
+        template = factory()
+        template.server_doc = functools.partial(_server_doc_in_one_pass, template, template.server_doc)
+        return template
+
+    return build
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=5007)
@@ -112,6 +128,9 @@ def main(argv=None):
         "--reuse-sessions",
         action="store_true",
         help="Panel's reuse_sessions: a page's HTML from one cached session per address (identical links)",
+    )
+    parser.add_argument(
+        "--one-pass", action="store_true", help="attach the page in one pass, as the lab does (dashboard.app)"
     )
     parser.add_argument("--lab-settings", action="store_true", help="the lab's server settings (see above)")
     args = parser.parse_args(argv)
@@ -127,8 +146,11 @@ def main(argv=None):
         tune_garbage_collection()
     if args.reuse_sessions:
         pn.config.reuse_sessions = True
+    factory = create_inventory if args.inventory else create_floor
+    if args.one_pass:
+        factory = attached_in_one_pass(factory)
     pn.serve(
-        {"/": create_inventory if args.inventory else create_floor},
+        {"/": factory},
         port=args.port,
         address="127.0.0.1",
         websocket_origin=[f"127.0.0.1:{args.port}", f"localhost:{args.port}"],
