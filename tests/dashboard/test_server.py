@@ -1132,7 +1132,8 @@ def test_the_inventory_floor_has_the_lab_first_screen_inventory():
     """``benchmarks/floor_app.py --inventory`` says it renders as many Panel objects of each kind as the
     lab's first screen, and figures like its three: its cost is then what that content costs in Panel.
     This fails when the lab's first screen changes, so the floor is brought along: the same number of
-    Panel objects (within 3), of widgets of each kind exactly, text panes within 3, Bokeh models within 5%."""
+    Panel objects (within 3), of widgets of each kind exactly, text panes within 3, Bokeh models within 5%;
+    attached in one pass as the lab attaches its page, the inventory is the same page."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
     try:
         import floor_app
@@ -1148,6 +1149,8 @@ def test_the_inventory_floor_has_the_lab_first_screen_inventory():
     text = ("HTML", "Text", "Markdown", "Str", "TextAlert", "Alert")
     assert abs(sum(lab[k] for k in text) - sum(floor[k] for k in text)) <= 3, (lab, floor)
     assert abs(lab_models - floor_models) <= 0.05 * lab_models, (lab_models, floor_models)
+    # attached as the lab attaches its page (--one-pass): the same page
+    assert _first_page_inventory(floor_app.attached_in_one_pass(floor_app.create_inventory)) == (floor, floor_models)
     minimal, minimal_models = _first_page_inventory(floor_app.create_floor)
     assert sum(minimal.values()) < 12 and minimal_models < 60  # the minimal floor it is set against
 
