@@ -12,7 +12,7 @@ what showing that much with Panel costs, whatever the app does: the floor for th
 error diagnostics off, the lab's Bokeh shortcuts (``take_shortcuts``) and garbage-collector tuning
 (run it with ``PYTHONMALLOC=malloc`` for the lab's allocator too): the floor "served the same way".
 
-Run: python benchmarks/floor_app.py --port 5007 [--num-procs N] [--lab-settings] [--inventory [--one-pass]]
+Run: python benchmarks/floor_app.py --port 5007 [--num-procs N] [--lab-settings] [--inventory] [--one-pass]
     [--reuse-sessions]
 """
 
