@@ -31,6 +31,9 @@ SHOW_JS = """
 const key = 'noiselabTimer' + slider.id;
 const shown = 'noiselabFrame' + slider.id;
 const local = {sync: false};
+// Panel's HTML model takes its text escaped, as the server sends it (raw markup shows as plain text)
+const escaped = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  .replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
 const show = (k) => {
   const d = frames.data;
   const count = d.t.length;
@@ -40,7 +43,7 @@ const show = (k) => {
   now.setv({data: {t: [d.t[k]], x: [d.x[k]], y: [d.y[k]]}}, local);
   (window.noiselabFrames = window.noiselabFrames || []).push([k, performance.now()]);
   for (const span of spans) { span.setv({location: k + 1}, local); }
-  readout.setv({text: `READOUT`}, local);
+  readout.setv({text: escaped(`READOUT`)}, local);
 };
 const current = () => (window[shown] === undefined ? slider.value : window[shown]);
 // the slider at release k; the server hears of it when tell is true (even if the browser shows k already)

@@ -56,6 +56,36 @@ def press(page, action):
     page.locator(f".rewind-{action} button").first.click()
 
 
+def test_the_browser_drawn_readout_keeps_its_markup(watched_page, server_url):
+    """The browser draws each release's readout itself during Play and steps; it sent the text unescaped,
+    which Panel's HTML model shows as plain text: after Play the bold "Release k of 120" and the glossary
+    terms were gone. Before Play and after Pause and a step the readout has the same markup."""
+    page = watched_page
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(server_url)
+    wait_for_app(page)
+    readout = page.locator("b", has_text=re.compile(r"^Release \d+ of 120$"))
+    assert readout.first.inner_text(timeout=WAIT) == "Release 1 of 120"
+    terms = readout.first.locator("xpath=..").locator(".noiselab-term")
+    before = terms.count()
+    assert before >= 3
+    press(page, "play")
+    page.wait_for_function(
+        "() => { const f = window.noiselabFrames || []; return f.length && f[f.length - 1][0] >= 5; }",
+        timeout=WAIT,
+    )
+    press(page, "pause")
+    page.wait_for_function(f"() => {{ const s = ({FRAME_STATE_JS})(); return s.dot === s.slider; }}", timeout=WAIT)
+    shown = frame_state(page)["dot"]
+    assert shown > 1
+    assert readout.first.inner_text(timeout=WAIT) == f"Release {shown} of 120"
+    assert readout.first.locator("xpath=..").locator(".noiselab-term").count() == before
+    press(page, "back")
+    page.wait_for_function(f"() => ({FRAME_STATE_JS})().slider === {shown - 1}", timeout=WAIT)
+    assert readout.first.inner_text(timeout=WAIT) == f"Release {shown - 1} of 120"
+    assert "<b>" not in readout.first.locator("xpath=..").inner_text()
+
+
 def test_pause_and_step_show_one_frame_everywhere(watched_page, server_url):
     """Pause after Rewind used to leave the dot at release 57 and the readout and slider at 51; a
     step then moved from the slider's release, not the dot's."""
