@@ -62,9 +62,11 @@ def _legend_labels(fig) -> dict:
     return labels
 
 
-def figure_series(fig) -> list[Series]:
+def figure_series(fig, drawn: dict | None = None) -> list[Series]:
     """The figure's drawn data, grouped by source: renderers on one source that share their horizontal
-    columns make one series with a column for each renderer's vertical values. Empty sources are left out."""
+    columns make one series with a column for each renderer's vertical values. Empty sources are left out.
+    ``drawn`` maps a source's id to the data the page draws in its place (drawn there by the browser)."""
+    drawn = drawn or {}
     labels = _legend_labels(fig)
     x_name = _label(fig.xaxis[0].axis_label) if fig.xaxis else "x"
     y_name = _label(fig.yaxis[0].axis_label) if fig.yaxis else "y"
@@ -72,7 +74,7 @@ def figure_series(fig) -> list[Series]:
     for renderer in fig.renderers:
         if not isinstance(renderer, GlyphRenderer):
             continue
-        glyph, data = renderer.glyph, renderer.data_source.data
+        glyph, data = renderer.glyph, drawn.get(renderer.data_source.id, renderer.data_source.data)
         xs = [f for f in (_field(glyph, n) for n in X_FIELDS) if f in data]
         ys = [f for f in (_field(glyph, n) for n in Y_FIELDS) if f in data]
         if not xs or not ys or not len(data[xs[0]]):

@@ -7,16 +7,21 @@ smooth when the server is busy.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
 from ..claims import FRAME_READOUT, frame_figures, frame_text
+from ..describe import figure_series
 from ..palette import PALETTE
 from ..panes import CONTROL_TEXT_CSS
 from ..scenarios import rewind_frame_readout, rewind_headline, rewind_scenario, rewind_stop_readout
 from ..wording import EXAMPLES, TERM_CSS, example_line, mark_terms
 from .base import BaseView, finite, flex_row, new_figure, stack, text
+
+log = logging.getLogger(__name__)
 
 FRAMES = 120
 FRAME_INTERVAL_MS = 33  # about 30 frames per second
@@ -211,6 +216,8 @@ class RewindView(BaseView):
             show_value=False,
             margin=(0, 10),
         )
+        # the browser draws each release and tells the server the slider's: the plots in words follow it
+        self.frame.param.watch(self._on_release_heard, "value")
         cols = {"t": [], "x": [], "y": [], "epsilon": [], "composition": [], "error": [], "expected": []}
         cols.update({f"{column}_text": [] for column in FRAME_COLUMNS.values()})
         self.src_frames = ColumnDataSource(cols, name="rewind-frames")
@@ -612,20 +619,42 @@ class RewindView(BaseView):
             self.stop_readout.object = mark_terms(rewind_stop_readout(sc).text)
             self.show_frame(self.frame.value)
 
+    def _now_data(self, k) -> dict:
+        """The current-release dot's data at release ``k``."""
+        sc = self.scenario
+        v = sc.frame_values[k]
+        return {"t": [sc.frame_times[k]], "x": [v[0]], "y": [v[1] if v.size > 1 else 0.0]}
+
+    def _release_shown(self) -> int:
+        return int(np.clip(self.frame.value, 0, FRAMES - 1))
+
+    def plotted_series(self, fig):
+        """The current release as the slider has it: the browser draws releases itself (Play, steps) and
+        the server's copy of the dot may be another release's."""
+        if self.scenario is None:
+            return super().plotted_series(fig)
+        return figure_series(fig, {self.src_now.id: self._now_data(self._release_shown())})
+
+    def _on_release_heard(self, _event):
+        if self._depth == 0 and self.scenario is not None:  # inside an update, its end describes
+            try:
+                self.refresh_descriptions()
+            except Exception:  # the words stay as they were; the plots are unaffected
+                log.exception("%s: describing the release failed", self.title)
+
     def show_frame(self, frame):
         """The server-side twin of SHOW_FRAME_JS: sets the frame for notebooks, tests and new scenarios."""
         sc = self.scenario
         if sc is None:
             return
         k = int(np.clip(frame, 0, FRAMES - 1))
-        v = sc.frame_values[k]
         with pn.io.hold():
             if self.frame.value != k:
                 self.frame.value = k
             # sent even when unchanged here: the browser draws releases without telling the server,
             # so the server's copy may be another release's (a held change is sent with its last value)
             self.src_now.data = {"t": [], "x": [], "y": []}
-            self.src_now.data = {"t": [sc.frame_times[k]], "x": [v[0]], "y": [v[1] if v.size > 1 else 0.0]}
+            self.src_now.data = self._now_data(k)
             for span in self.now_spans:
                 span.location = None
                 span.location = k + 1

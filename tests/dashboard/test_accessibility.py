@@ -130,6 +130,26 @@ def test_the_rewind_descriptions_state_the_plotted_numbers_and_follow_the_slider
     assert f"values {fmt(errors.min(), 3)} to {fmt(errors.max(), 3)}" in _words(view, view.fig_error)
 
 
+def test_the_walk_description_follows_the_release_the_browser_shows():
+    """The browser draws releases itself (Play, steps) and tells the server only the slider's release;
+    the walk plot's description read the server's copy of the dot, so after Play it named release 1's
+    value and after Reset release 57's. It names the slider's release, word for word as after the
+    server's own redraw of that release."""
+    lab = NoiseLab()
+    view = lab.rewind
+    sc = view.scenario
+    for k in (30, 0, 119):
+        view.frame.value = k  # as the browser sends it: the server's dot is not redrawn
+        heard = _words(view, view.fig_line)
+        assert f"current release: 1 point, values {fmt(float(sc.frame_values[k][0]), 3)}" in heard, heard
+        view.show_frame(k)  # the server's own redraw of release k
+        assert view.src_now.data["t"] == [sc.frame_times[k]]
+        assert _words(view, view.fig_line) == heard
+    view.show_frame(5)
+    lab.settings.epsilon = 2.0  # a new scenario keeps the release and describes it
+    assert f"values {fmt(float(view.scenario.frame_values[5][0]), 3)}" in _words(view, view.fig_line)
+
+
 def test_a_description_changes_when_a_slider_moves():
     lab = NoiseLab()
     before = _words(lab.rewind, lab.rewind.fig_privacy)
