@@ -229,7 +229,7 @@ class RewindView(BaseView):
         self.src_neighbour = ColumnDataSource({"t": [], "x": [], "y": []})
         self.src_neighbour_truth = ColumnDataSource({"t": [], "x": [], "y": []})
         self.src_series = ColumnDataSource(
-            {"n": [], "epsilon": [], "composition": [], "error": [], "expected": [], "bound": []}
+            {"n": [], "epsilon": [], "composition": [], "error": [], "expected": [], "bound": [], "target": []}
         )
         self.src_loss = ColumnDataSource({"n": [], "loss": []})
         self.src_target = ColumnDataSource({"x": [], "y": []})
@@ -317,10 +317,16 @@ class RewindView(BaseView):
             line_dash="dotted",
             legend_label="90% bound (public)",
         )
-        self.target_line = Span(
-            location=settings.target, dimension="width", line_color=PALETTE["target"], line_dash="dashed", line_width=2
+        # a line, not a Span: the legend names it (a Span has no legend entry)
+        self.fig_error.line(
+            "n",
+            "target",
+            source=self.src_series,
+            color=PALETTE["target"],
+            line_width=2,
+            line_dash="dashed",
+            legend_label="target error (your setting)",
         )
-        self.fig_error.add_layout(self.target_line)
         self.now_spans = [
             Span(location=1, dimension="height", line_color=PALETTE["current"], name="rewind-marker") for _ in range(2)
         ]
@@ -561,12 +567,12 @@ class RewindView(BaseView):
                 "error": err,
                 "expected": expected,
                 "bound": bound,
+                "target": np.full(len(n), s.target),
             }
             positive = loss > 0  # a log axis shows the positive losses (a negative loss favours privacy)
             self.src_loss.data = {"n": n[positive], "loss": loss[positive]}
             angle = np.linspace(0, 2 * np.pi, 121)
             self.src_target.data = {"x": s.target * np.cos(angle), "y": s.target * np.sin(angle)}
-            self.target_line.location = s.target
             if sc.stop_rule == "decide":
                 reach = float(np.abs(path).max()) + sc.cutoff  # the cut-off spans the walk in the plane
                 span_t = [float(sc.path_times[sc.path_times > 0].min()), float(sc.path_times.max())]
