@@ -644,7 +644,10 @@ class RewindView(BaseView):
     def _on_release_heard(self, _event):
         if self._depth == 0 and self.scenario is not None:  # inside an update, its end describes
             try:
-                self.refresh_descriptions()
+                # held, as every update: Panel runs this event without the document lock, and the save
+                # tool's text set directly then fails; a hold sends the changes as Panel's own
+                with pn.io.hold():
+                    self.refresh_descriptions()
             except Exception:  # the words stay as they were; the plots are unaffected
                 log.exception("%s: describing the release failed", self.title)
 
