@@ -345,39 +345,17 @@ async def run(labs, procs, args):
                 "floor, lab settings", ROOT, procs, floor=True, extra=["--lab-settings"], env={"PYTHONMALLOC": "malloc"}
             )
         )
-    if args.inventory:  # the lab's first-screen inventory with Panel's defaults: what its content costs
-        servers.append(
-            Server(
-                "inventory, lab settings",
-                ROOT,
-                procs,
-                floor=True,
-                extra=["--inventory", "--lab-settings"],
-                env={"PYTHONMALLOC": "malloc"},
-            )
-        )
-        servers.append(Server("inventory", ROOT, procs, floor=True, extra=["--inventory"]))
-        servers.append(  # and attached as the lab attaches its page: what the lab's own work adds
-            Server(
-                "inventory, lab settings, one pass",
-                ROOT,
-                procs,
-                floor=True,
-                extra=["--inventory", "--lab-settings", "--one-pass"],
-                env={"PYTHONMALLOC": "malloc"},
-            )
-        )
+
+    def inventory(name, *flags):  # the lab's first-screen inventory (floor_app.py --inventory), served so
+        env = {"PYTHONMALLOC": "malloc"} if "--lab-settings" in flags else {}
+        return Server(name, ROOT, procs, floor=True, extra=["--inventory", *flags], env=env)
+
+    if args.inventory:  # with Panel's defaults: what its content costs; in one pass: what the lab's work adds
+        servers.append(inventory("inventory, lab settings", "--lab-settings"))
+        servers.append(inventory("inventory"))
+        servers.append(inventory("inventory, lab settings, one pass", "--lab-settings", "--one-pass"))
     if args.reuse_sessions:  # Panel's own page-open switch, on the inventory (the lab's content)
-        servers.append(
-            Server(
-                "inventory, lab settings, reuse_sessions",
-                ROOT,
-                procs,
-                floor=True,
-                extra=["--inventory", "--lab-settings", "--reuse-sessions"],
-                env={"PYTHONMALLOC": "malloc"},
-            )
-        )
+        servers.append(inventory("inventory, lab settings, reuse_sessions", "--lab-settings", "--reuse-sessions"))
     for server in servers:
         server.start()
     try:
