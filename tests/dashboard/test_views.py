@@ -503,3 +503,18 @@ def test_every_axis_label_fits_a_phone():
     ]
     assert len(labels) > 30
     assert [label for label in labels if max(len(line) for line in label.splitlines()) > 40] == []
+
+
+@pytest.mark.parametrize("target", [0.01, DEFAULTS["target"], 100.0])
+def test_the_error_plot_names_the_target_it_draws(target):
+    """The error plot's dashed target line is a legend entry, "target error (your setting)", drawn at the
+    setting over every release (at the defaults and both ends of its slider), and follows the slider."""
+    lab = NoiseLab()
+    view = lab.rewind
+    lab.settings.target = target
+    data = view.src_series.data
+    assert len(data["n"]) == 120 and np.all(np.asarray(data["target"]) == target)
+    labels = [getattr(item.label, "value", item.label) for item in view.fig_error.legend[0].items]
+    assert "target error (your setting)" in labels
+    lab.settings.target = 5.0 if target != 5.0 else 6.0
+    assert np.all(np.asarray(view.src_series.data["target"]) == lab.settings.target)
